@@ -1,0 +1,134 @@
+# Starts and stops the local HTTP servers that Kilo's tests and examples talk to.
+#
+# Source this file from the repository root, then:
+#
+#     kilo_install_python_deps
+#     trap kilo_stop_servers EXIT
+#     kilo_start_httpbin          # exports KILO_HTTPBIN_URL
+#     kilo_start_sample_service   # exports KILO_SAMPLE_URL
+#
+# Only python3 is required; curl may be missing on a fresh machine. Works with bash 3.2 (macOS) and later.
+
+KILO_SERVER_PIDS=()
+KILO_SERVER_LOGS=()
+
+# Installs httpbin, gunicorn and Flask unless they are already importable.
+kilo_install_python_deps() {
+    if python3 -c 'import httpbin, gunicorn, flask' >/dev/null 2>&1; then
+        return 0
+    fi
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        echo "error: python3 has no pip; install it first (Debian: apt-get install python3-pip)" >&2
+        return 1
+    fi
+    echo "Installing Python test services from Service/requirements.txt" >&2
+    # PIP_BREAK_SYSTEM_PACKAGES lets pip install into Debian's externally managed python3 on CI machines.
+    PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --quiet --disable-pip-version-check \
+        -r Service/requirements.txt
+}
+
+# Prints a TCP port on 127.0.0.1 that is free right now.
+kilo_free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# Polls URL until it answers 200 or TIMEOUT seconds pass, giving up early if PID exits.
+_kilo_wait_for_url() {
+    local url=$1 pid=$2 timeout=$3
+    python3 - "$url" "$pid" "$timeout" <<'PYTHON'
+import os, sys, time, urllib.request
+url, pid, deadline = sys.argv[1], int(sys.argv[2]), time.monotonic() + float(sys.argv[3])
+while time.monotonic() < deadline:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        sys.exit("server process %d exited" % pid)
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            if response.status == 200:
+                sys.exit(0)
+    except OSError:
+        pass
+    time.sleep(0.1)
+sys.exit("timed out waiting for " + url)
+PYTHON
+}
+
+# Starts COMMAND... in the background, logging to a temp file, and waits for URL_PATH on PORT.
+# Sets _KILO_STARTED_URL on success.
+_kilo_start_server() {
+    local name=$1 port=$2 path=$3
+    shift 3
+    local log
+    log=$(mktemp "${TMPDIR:-/tmp}/kilo-$name.XXXXXX")
+    "$@" >"$log" 2>&1 &
+    local pid=$!
+    KILO_SERVER_PIDS+=("$pid")
+    KILO_SERVER_LOGS+=("$log")
+    _KILO_STARTED_URL="http://127.0.0.1:$port/"
+    if ! _kilo_wait_for_url "$_KILO_STARTED_URL$path" "$pid" 30; then
+        echo "error: $name did not start; its log ($log) follows:" >&2
+        cat "$log" >&2
+        return 1
+    fi
+}
+
+# Starts Service/sample_service.py on a free port and exports KILO_SAMPLE_URL.
+kilo_start_sample_service() {
+    local port
+    port=$(kilo_free_port) || return 1
+    _kilo_start_server sample-service "$port" health \
+        python3 Service/sample_service.py --port "$port" || return 1
+    export KILO_SAMPLE_URL=$_KILO_STARTED_URL
+}
+
+# Starts httpbin under gunicorn on a free port and exports KILO_HTTPBIN_URL.
+kilo_start_httpbin() {
+    local port
+    port=$(kilo_free_port) || return 1
+    _kilo_start_server httpbin "$port" get \
+        python3 -m gunicorn --bind "127.0.0.1:$port" --workers 2 --worker-class gthread \
+        --threads 32 --log-level warning httpbin:app || return 1
+    export KILO_HTTPBIN_URL=$_KILO_STARTED_URL
+}
+
+# Prints the PIDs of PID's child processes (gunicorn's workers, say).
+_kilo_child_pids() {
+    if command -v pgrep >/dev/null 2>&1; then
+        pgrep -P "$1" || true
+    else
+        python3 - "$1" <<'PYTHON'
+import os, sys
+for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+    try:
+        with open("/proc/%s/stat" % entry) as stat:
+            if entry.isdigit() and stat.read().rsplit(")", 1)[1].split()[1] == sys.argv[1]:
+                print(entry)
+    except (OSError, IndexError):
+        pass
+PYTHON
+    fi
+}
+
+# Stops every server started above, with its child processes. Safe to call more than once.
+# Each server gets SIGTERM and 10 seconds to exit cleanly (gunicorn stops its workers) before SIGKILL.
+kilo_stop_servers() {
+    local pid children tries
+    for pid in ${KILO_SERVER_PIDS[@]+"${KILO_SERVER_PIDS[@]}"}; do
+        children=$(_kilo_child_pids "$pid")
+        kill -TERM "$pid" 2>/dev/null || true
+        tries=0
+        while kill -0 "$pid" 2>/dev/null && [ "$tries" -lt 100 ]; do
+            sleep 0.1
+            tries=$((tries + 1))
+        done
+        if kill -0 "$pid" 2>/dev/null; then
+            echo "warning: server $pid ignored SIGTERM; killing it" >&2
+            kill -KILL "$pid" $children 2>/dev/null || true
+        fi
+        wait "$pid" 2>/dev/null || true
+    done
+    rm -f ${KILO_SERVER_LOGS[@]+"${KILO_SERVER_LOGS[@]}"}
+    KILO_SERVER_PIDS=()
+    KILO_SERVER_LOGS=()
+}

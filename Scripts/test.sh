@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs all of Kilo's tests against local httpbin and sample-service instances.
+#
+#     bash Scripts/test.sh [extra swift test arguments, e.g. --filter QueryEncoderTests]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source Scripts/servers.sh
+
+kilo_install_python_deps
+trap kilo_stop_servers EXIT
+kilo_start_httpbin
+kilo_start_sample_service
+echo "KILO_HTTPBIN_URL=$KILO_HTTPBIN_URL"
+echo "KILO_SAMPLE_URL=$KILO_SAMPLE_URL"
+
+status=0
+swift test -Xswiftc -warnings-as-errors "$@" || status=$?
+exit "$status"

@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Kilo's sample REST service, used by the examples and the Kilo-specific integration tests.
+
+Run it with:
+
+    python3 Service/sample_service.py --port 8080
+
+It binds to 127.0.0.1 only. Every endpoint answers JSON unless noted otherwise:
+
+    GET  /fibonacci?count=N               first N Fibonacci numbers: [0, 1, 1, 2, ...]
+    GET  /math/sum?a=X&b=Y                a + b
+    GET  /math/sum?values=1&values=2      sum of the repeated values
+    GET  /echo/query                      {"args", "raw"}
+    POST /echo/form                       {"args", "form", "contentType", "raw"}
+    POST /echo/multipart                  {"args", "form", "files", "contentType"}
+    POST|PUT|PATCH /echo/body             {"method", "args", "contentType", "json", "size", "sha256"}
+    *    /echo/method                     {"method", "args"}
+    GET  /echo/headers                    request headers, names lowercased
+    GET|PUT|DELETE /items/<id>            a fixed item; PUT echoes the body; DELETE answers 204
+    GET  /dates/echo?date=<ms>            {"date": ms}
+    GET  /error                           500, text/plain "This is an error message."
+    GET  /error/json                      422, {"message": "Invalid input", "code": 42}
+    GET  /error/status/<code>             that status (200-599), empty body
+    GET  /text, /csv                      text/plain and text/csv bodies
+    GET  /empty                           204, empty body
+    GET  /slow?seconds=S                  sleeps S seconds (at most 30), then {"slept": S}
+    GET  /health                          200, text/plain "ok"
+"""
+
+import argparse
+import hashlib
+import logging
+import math
+import time
+
+import flask.cli
+from flask import Flask, Response, jsonify, request
+
+app = Flask(__name__)
+
+TEXT = "text/plain; charset=utf-8"
+
+
+def bad_request(message):
+    return Response(message + "\n", status=400, content_type=TEXT)
+
+
+def no_content(status=204):
+    """An empty response without Flask's default text/html Content-Type."""
+    response = Response(status=status)
+    del response.headers["Content-Type"]
+    return response
+
+
+def multi_dict(values):
+    """Maps each key to the list of its values, in the order received."""
+    return {key: values.getlist(key) for key in values.keys()}
+
+
+def finite_float(text):
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+@app.get("/fibonacci")
+def fibonacci():
+    try:
+        count = int(request.args["count"])
+    except (KeyError, ValueError):
+        return bad_request("count must be an integer")
+    if not 0 <= count <= 1000:
+        return bad_request("count must be between 0 and 1000")
+    numbers, a, b = [], 0, 1
+    for _ in range(count):
+        numbers.append(a)
+        a, b = b, a + b
+    return jsonify(numbers)
+
+
+@app.get("/math/sum")
+def math_sum():
+    try:
+        if "values" in request.args:
+            return jsonify(sum(finite_float(v) for v in request.args.getlist("values")))
+        return jsonify(finite_float(request.args["a"]) + finite_float(request.args["b"]))
+    except (KeyError, ValueError):
+        return bad_request("pass numbers as a and b, or as repeated values")
+
+
+@app.get("/echo/query")
+def echo_query():
+    raw = request.query_string.decode("latin-1")
+    return jsonify(args=multi_dict(request.args), raw=raw)
+
+
+@app.post("/echo/form")
+def echo_form():
+    raw = request.get_data(cache=True).decode("utf-8", errors="replace")
+    return jsonify(args=multi_dict(request.args), form=multi_dict(request.form),
+                   contentType=request.content_type, raw=raw)
+
+
+@app.post("/echo/multipart")
+def echo_multipart():
+    files = {}
+    for key in request.files.keys():
+        files[key] = []
+        for upload in request.files.getlist(key):
+            data = upload.read()
+            files[key].append({"filename": upload.filename, "contentType": upload.content_type,
+                               "size": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+    return jsonify(args=multi_dict(request.args), form=multi_dict(request.form), files=files,
+                   contentType=request.content_type)
+
+
+@app.route("/echo/body", methods=["POST", "PUT", "PATCH"])
+def echo_body():
+    data = request.get_data(cache=True)
+    return jsonify(method=request.method, args=multi_dict(request.args),
+                   contentType=request.content_type, json=request.get_json(silent=True),
+                   size=len(data), sha256=hashlib.sha256(data).hexdigest())
+
+
+@app.route("/echo/method", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
+           provide_automatic_options=False)
+def echo_method():
+    return jsonify(method=request.method, args=multi_dict(request.args))
+
+
+@app.get("/echo/headers")
+def echo_headers():
+    return jsonify({name.lower(): value for name, value in request.headers.items()})
+
+
+@app.route("/items/<int:item_id>", methods=["GET", "PUT", "DELETE"])
+def item(item_id):
+    if request.method == "DELETE":
+        return no_content()
+    if request.method == "PUT":
+        body = request.get_json(silent=True)
+        if not isinstance(body, dict):
+            return bad_request("body must be a JSON object")
+        return jsonify({**body, "id": item_id})
+    return jsonify(id=item_id, name=f"Item {item_id}", created=1700000000123)
+
+
+@app.get("/dates/echo")
+def echo_date():
+    try:
+        return jsonify(date=int(request.args["date"]))
+    except (KeyError, ValueError):
+        return bad_request("date must be an integer number of milliseconds")
+
+
+@app.get("/error")
+def error():
+    return Response("This is an error message.", status=500, content_type=TEXT)
+
+
+@app.get("/error/json")
+def error_json():
+    return jsonify(message="Invalid input", code=42), 422
+
+
+@app.get("/error/status/<int:code>")
+def error_status(code):
+    if not 200 <= code <= 599:
+        return bad_request("status must be between 200 and 599")
+    return no_content(code)
+
+
+@app.get("/text")
+def text():
+    return Response("Hello, World!", content_type=TEXT)
+
+
+@app.get("/csv")
+def csv():
+    return Response("a,b\n1,2\n3,4\n", content_type="text/csv; charset=utf-8")
+
+
+@app.get("/empty")
+def empty():
+    return no_content()
+
+
+@app.get("/slow")
+def slow():
+    try:
+        seconds = min(max(finite_float(request.args.get("seconds", "1")), 0.0), 30.0)
+    except ValueError:
+        return bad_request("seconds must be a number")
+    time.sleep(seconds)
+    return jsonify(slept=seconds)
+
+
+@app.get("/health")
+def health():
+    return Response("ok", content_type=TEXT)
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Kilo's sample REST service.")
+    parser.add_argument("--port", type=int, default=8080)
+    port = parser.parse_args().port
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
+    flask.cli.show_server_banner = lambda *args: None
+    print(f"Kilo sample service on http://127.0.0.1:{port}/", flush=True)
+    app.run(host="127.0.0.1", port=port, threaded=True, debug=False, use_reloader=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+import Foundation
+import KiloCore
+import KiloTransport
+
+/// The `async` `invoke` methods.
+///
+/// They behave as the callback methods do, but return the value or throw the error. Cancelling
+/// the calling task cancels the request, which then throws `URLError(.cancelled)`. They never
+/// use ``callbackQueue``.
+extension WebServiceProxy {
+    /// Calls an operation that returns no content.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The operation's path, relative to ``baseURL``.
+    ///   - arguments: The arguments. See ``Argument/init(_:forKey:)`` for the accepted types.
+    ///   - content: A request body; the arguments then go in the query string.
+    ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
+    /// - Throws: ``WebServiceError`` for a status outside 2xx; ``ArgumentEncodingError`` or
+    ///   ``RequestError`` for bad input (nothing is sent); `URLError` when no response arrives.
+    public func invoke(
+        _ method: Method,
+        path: String,
+        arguments: [String: Any] = [:],
+        content: Data? = nil,
+        contentType: String? = nil
+    ) async throws {
+        let request = try makeRequest(
+            method, path: path, arguments: arguments, content: Self.content(content, type: contentType))
+        try await send(request, map: ResponseMapper.validate)
+    }
+
+    /// Calls an operation that returns JSON, decoded with dates as epoch milliseconds.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The operation's path, relative to ``baseURL``.
+    ///   - arguments: The arguments.
+    ///   - content: A request body; the arguments then go in the query string.
+    ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
+    /// - Returns: The decoded value; `nil` for an empty body when `T` is optional.
+    /// - Throws: ``WebServiceError``, ``ArgumentEncodingError``, ``RequestError``, `URLError`, or
+    ///   `DecodingError` for a body that is not a valid `T`.
+    public func invoke<T: Decodable>(
+        _ method: Method,
+        path: String,
+        arguments: [String: Any] = [:],
+        content: Data? = nil,
+        contentType: String? = nil
+    ) async throws -> T {
+        let request = try makeRequest(
+            method, path: path, arguments: arguments, content: Self.content(content, type: contentType),
+            accept: "application/json")
+        return try await send(request) { response -> T in try ResponseMapper.decoded(from: response) }
+    }
+
+    /// Calls an operation with a JSON body, for an operation that returns no content.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The operation's path, relative to ``baseURL``.
+    ///   - arguments: The arguments, sent in the query string.
+    ///   - body: The body, encoded as JSON with dates as epoch milliseconds.
+    /// - Throws: `EncodingError` if the body cannot be encoded, and the errors of
+    ///   ``invoke(_:path:arguments:content:contentType:)-(_,_,_,_,_)``.
+    public func invoke<B: Encodable>(
+        _ method: Method,
+        path: String,
+        arguments: [String: Any] = [:],
+        body: B
+    ) async throws {
+        let request = try makeRequest(method, path: path, arguments: arguments, content: Self.jsonContent(body))
+        try await send(request, map: ResponseMapper.validate)
+    }
+
+    /// Calls an operation with a JSON body, for an operation that returns JSON.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The operation's path, relative to ``baseURL``.
+    ///   - arguments: The arguments, sent in the query string.
+    ///   - body: The body, encoded as JSON with dates as epoch milliseconds.
+    /// - Returns: The decoded value.
+    /// - Throws: `EncodingError` if the body cannot be encoded, `DecodingError` if the response
+    ///   does not decode, and the other errors of the JSON `invoke`.
+    public func invoke<B: Encodable, T: Decodable>(
+        _ method: Method,
+        path: String,
+        arguments: [String: Any] = [:],
+        body: B
+    ) async throws -> T {
+        let request = try makeRequest(
+            method, path: path, arguments: arguments, content: Self.jsonContent(body), accept: "application/json")
+        return try await send(request) { response -> T in try ResponseMapper.decoded(from: response) }
+    }
+
+    /// Calls an operation whose response is read by a custom handler.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The operation's path, relative to ``baseURL``.
+    ///   - arguments: The arguments.
+    ///   - content: A request body; the arguments then go in the query string.
+    ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
+    ///   - responseHandler: Reads a successful response's body and content type.
+    /// - Returns: The handler's value.
+    /// - Throws: What the handler throws, and the errors of the other `invoke` methods.
+    public func invoke<T>(
+        _ method: Method,
+        path: String,
+        arguments: [String: Any] = [:],
+        content: Data? = nil,
+        contentType: String? = nil,
+        responseHandler: ResponseHandler<T>
+    ) async throws -> T {
+        try await invoke(
+            method, path: path, arguments: arguments, content: content, contentType: contentType,
+            responseHandler: { content, contentType, _ in try responseHandler(content, contentType) })
+    }
+
+    /// Calls an operation whose response is read by a custom handler that also sees the
+    /// response's headers.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The operation's path, relative to ``baseURL``.
+    ///   - arguments: The arguments.
+    ///   - content: A request body; the arguments then go in the query string.
+    ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
+    ///   - responseHandler: Reads a successful response's body, content type and headers.
+    /// - Returns: The handler's value.
+    /// - Throws: What the handler throws, and the errors of the other `invoke` methods.
+    public func invoke<T>(
+        _ method: Method,
+        path: String,
+        arguments: [String: Any] = [:],
+        content: Data? = nil,
+        contentType: String? = nil,
+        responseHandler: ResponseHeadersHandler<T>
+    ) async throws -> T {
+        let request = try makeRequest(
+            method, path: path, arguments: arguments, content: Self.content(content, type: contentType))
+        return try await send(request) { try ResponseMapper.value(from: $0, handler: responseHandler) }
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import KiloCore
+import KiloTransport
+
+/// The callback-style `invoke` methods, compatible with Kilo 3.x.
+///
+/// Each returns at once. The result handler runs later, exactly once, on ``callbackQueue``.
+extension WebServiceProxy {
+    /// Calls an operation that returns no content.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The operation's path, relative to ``baseURL``.
+    ///   - arguments: The arguments. See ``Argument/init(_:forKey:)`` for the accepted types.
+    ///   - content: A request body; the arguments then go in the query string.
+    ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
+    ///   - resultHandler: Receives success, or the error: ``WebServiceError`` for a status outside
+    ///     2xx, ``ArgumentEncodingError`` or ``RequestError`` for bad input, `URLError` otherwise.
+    /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
+    @discardableResult
+    public func invoke(
+        _ method: Method,
+        path: String,
+        arguments: [String: Any] = [:],
+        content: Data? = nil,
+        contentType: String? = nil,
+        resultHandler: @escaping ResultHandler<Void>
+    ) -> RequestTask? {
+        start(
+            { try makeRequest(method, path: path, arguments: arguments, content: Self.content(content, type: contentType)) },
+            map: ResponseMapper.validate,
+            resultHandler: resultHandler)
+    }
+
+    /// Calls an operation that returns JSON, decoded with dates as epoch milliseconds.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The operation's path, relative to ``baseURL``.
+    ///   - arguments: The arguments.
+    ///   - content: A request body; the arguments then go in the query string.
+    ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
+    ///   - resultHandler: Receives the decoded value, or the error; a body that does not decode
+    ///     gives `DecodingError`. An empty body decodes to `nil` for an optional type.
+    /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
+    @discardableResult
+    public func invoke<T: Decodable>(
+        _ method: Method,
+        path: String,
+        arguments: [String: Any] = [:],
+        content: Data? = nil,
+        contentType: String? = nil,
+        resultHandler: @escaping ResultHandler<T>
+    ) -> RequestTask? {
+        start(
+            {
+                try makeRequest(
+                    method, path: path, arguments: arguments, content: Self.content(content, type: contentType),
+                    accept: "application/json")
+            },
+            map: { response -> T in try ResponseMapper.decoded(from: response) },
+            resultHandler: resultHandler)
+    }
+
+    /// Calls an operation with a JSON body, for an operation that returns no content.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The operation's path, relative to ``baseURL``.
+    ///   - arguments: The arguments, sent in the query string.
+    ///   - body: The body, encoded as JSON with dates as epoch milliseconds.
+    ///   - resultHandler: Receives success, or the error.
+    /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
+    /// - Throws: `EncodingError` if the body cannot be encoded (nothing is sent).
+    @discardableResult
+    public func invoke<B: Encodable>(
+        _ method: Method,
+        path: String,
+        arguments: [String: Any] = [:],
+        body: B,
+        resultHandler: @escaping ResultHandler<Void>
+    ) throws -> RequestTask? {
+        let content = try Self.jsonContent(body)
+        return start(
+            { try makeRequest(method, path: path, arguments: arguments, content: content) },
+            map: ResponseMapper.validate,
+            resultHandler: resultHandler)
+    }
+
+    /// Calls an operation with a JSON body, for an operation that returns JSON.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The operation's path, relative to ``baseURL``.
+    ///   - arguments: The arguments, sent in the query string.
+    ///   - body: The body, encoded as JSON with dates as epoch milliseconds.
+    ///   - resultHandler: Receives the decoded value, or the error.
+    /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
+    /// - Throws: `EncodingError` if the body cannot be encoded (nothing is sent).
+    @discardableResult
+    public func invoke<B: Encodable, T: Decodable>(
+        _ method: Method,
+        path: String,
+        arguments: [String: Any] = [:],
+        body: B,
+        resultHandler: @escaping ResultHandler<T>
+    ) throws -> RequestTask? {
+        let content = try Self.jsonContent(body)
+        return start(
+            { try makeRequest(method, path: path, arguments: arguments, content: content, accept: "application/json") },
+            map: { response -> T in try ResponseMapper.decoded(from: response) },
+            resultHandler: resultHandler)
+    }
+
+    /// Calls an operation whose response is read by a custom handler: an image, text, CSV, or
+    /// anything else.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The operation's path, relative to ``baseURL``.
+    ///   - arguments: The arguments.
+    ///   - content: A request body; the arguments then go in the query string.
+    ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
+    ///   - responseHandler: Reads a successful response's body, in the background.
+    ///   - resultHandler: Receives the handler's value, or the error (including what the
+    ///     response handler threw).
+    /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
+    @discardableResult
+    public func invoke<T>(
+        _ method: Method,
+        path: String,
+        arguments: [String: Any] = [:],
+        content: Data? = nil,
+        contentType: String? = nil,
+        responseHandler: @escaping ResponseHandler<T>,
+        resultHandler: @escaping ResultHandler<T>
+    ) -> RequestTask? {
+        invoke(
+            method, path: path, arguments: arguments, content: content, contentType: contentType,
+            responseHandler: { content, contentType, _ in try responseHandler(content, contentType) },
+            resultHandler: resultHandler)
+    }
+
+    /// Calls an operation whose response is read by a custom handler that also sees the
+    /// response's headers.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The operation's path, relative to ``baseURL``.
+    ///   - arguments: The arguments.
+    ///   - content: A request body; the arguments then go in the query string.
+    ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
+    ///   - responseHandler: Reads a successful response's body, content type and headers, in the
+    ///     background.
+    ///   - resultHandler: Receives the handler's value, or the error.
+    /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
+    @discardableResult
+    public func invoke<T>(
+        _ method: Method,
+        path: String,
+        arguments: [String: Any] = [:],
+        content: Data? = nil,
+        contentType: String? = nil,
+        responseHandler: @escaping ResponseHeadersHandler<T>,
+        resultHandler: @escaping ResultHandler<T>
+    ) -> RequestTask? {
+        start(
+            { try makeRequest(method, path: path, arguments: arguments, content: Self.content(content, type: contentType)) },
+            map: { try ResponseMapper.value(from: $0, handler: responseHandler) },
+            resultHandler: resultHandler)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import KiloCore
+import KiloEncoding
+import KiloTransport
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Calls the operations of a REST service.
+///
+/// Create one proxy per service and keep it; it is safe to use from many threads and tasks at
+/// once. Each `invoke` method builds a request from a method, a path and arguments, sends it,
+/// and maps the response to a value or an error:
+///
+/// ```swift
+/// let proxy = WebServiceProxy(session: URLSession.shared, baseURL: URL(string: "https://api.example.com/")!)
+///
+/// // async/await
+/// let numbers: [Int] = try await proxy.invoke(.get, path: "fibonacci", arguments: ["count": 8])
+///
+/// // callback, on the main queue by default
+/// proxy.invoke(.get, path: "fibonacci", arguments: ["count": 8]) { (result: Result<[Int], Error>) in
+///     print(result)
+/// }
+/// ```
+///
+/// Arguments behave like an HTML form's fields: in the query string for GET, PUT, PATCH and
+/// DELETE, and in the body for POST (see ``encoding``). A path is resolved against
+/// ``baseURL`` as a relative URL, so end the base URL with `/`.
+public final class WebServiceProxy: Sendable {
+    /// An HTTP request method: `.get`, `.post`, `.put`, `.patch`, `.delete`, `.head` or `.options`.
+    public typealias Method = HTTPMethod
+
+    /// How a POST request's arguments are encoded in its body.
+    public enum Encoding: Sendable, Hashable {
+        /// `application/x-www-form-urlencoded`, the default: text arguments only.
+        case applicationXWWWFormURLEncoded
+        /// `multipart/form-data`: text arguments and files.
+        case multipartFormData
+    }
+
+    /// Turns a successful response's body and `Content-Type` into a value. It runs in the
+    /// background, before the result handler.
+    public typealias ResponseHandler<T> = @Sendable (_ content: Data, _ contentType: String?) throws -> T
+
+    /// Like ``ResponseHandler``, with the response's headers as well.
+    public typealias ResponseHeadersHandler<T> =
+        @Sendable (_ content: Data, _ contentType: String?, _ headers: HTTPHeaders) throws -> T
+
+    /// Receives the outcome of a callback-style request, on ``callbackQueue``.
+    public typealias ResultHandler<T> = (_ result: Result<T, any Error>) -> Void
+
+    /// An argument value that means "leave this argument out", for building argument dictionaries
+    /// conditionally: `["filter": filter ?? WebServiceProxy.undefined]`.
+    public static let undefined = Argument.undefined
+
+    /// The URL that request paths are resolved against.
+    public let baseURL: URL
+
+    /// The transport that sends requests.
+    public let transport: any Transport
+
+    private let settings: Locked<Settings>
+
+    /// Creates a proxy that sends requests with a URL session.
+    ///
+    /// - Parameters:
+    ///   - session: The session that sends requests.
+    ///   - baseURL: The URL that request paths are resolved against; end it with `/`.
+    public convenience init(session: URLSession, baseURL: URL) {
+        self.init(baseURL: baseURL, transport: URLSessionTransport(session: session))
+    }
+
+    /// Creates a proxy that sends requests with any transport, such as a ``FakeTransport`` in tests.
+    ///
+    /// - Parameters:
+    ///   - baseURL: The URL that request paths are resolved against; end it with `/`.
+    ///   - transport: The transport that sends requests.
+    public init(baseURL: URL, transport: any Transport = URLSessionTransport()) {
+        self.baseURL = baseURL
+        self.transport = transport
+        self.settings = Locked(Settings())
+    }
+
+    /// How POST arguments are encoded in the body. The default is
+    /// ``Encoding/applicationXWWWFormURLEncoded``.
+    public var encoding: Encoding {
+        get { settings.withLock { $0.encoding } }
+        set { settings.withLock { $0.encoding = newValue } }
+    }
+
+    /// Header fields added to every request.
+    public var headers: [String: String] {
+        get { settings.withLock { $0.headers } }
+        set { settings.withLock { $0.headers = newValue } }
+    }
+
+    /// The queue that result handlers run on. The default is the main queue.
+    ///
+    /// A command-line program whose main thread does not run a run loop (or `dispatchMain()`)
+    /// never drains the main queue: set another queue there. The `async` methods never use
+    /// this queue.
+    public var callbackQueue: DispatchQueue {
+        get { settings.withLock { $0.callbackQueue } }
+        set { settings.withLock { $0.callbackQueue = newValue } }
+    }
+
+    /// How long a request may wait for data before it fails with `URLError.timedOut`; `nil`, the
+    /// default, leaves it to the transport (for a URL session, its configuration's
+    /// `timeoutIntervalForRequest`).
+    public var timeoutInterval: TimeInterval? {
+        get { settings.withLock { $0.timeoutInterval } }
+        set { settings.withLock { $0.timeoutInterval = newValue } }
+    }
+
+    var currentSettings: Settings {
+        settings.withLock { $0 }
+    }
+}
+
+extension WebServiceProxy {
+    /// The mutable configuration of a proxy, read once per request.
+    struct Settings: Sendable {
+        var encoding = Encoding.applicationXWWWFormURLEncoded
+        var headers: [String: String] = [:]
+        var callbackQueue = DispatchQueue.main
+        var timeoutInterval: TimeInterval?
+    }
+}

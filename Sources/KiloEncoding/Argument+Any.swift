@@ -1,0 +1,75 @@
+import Foundation
+
+extension Argument {
+    /// Creates an argument from a value of any supported type.
+    ///
+    /// This is how Kilo reads an `arguments: [String: Any]` dictionary. The value's type decides
+    /// the argument:
+    ///
+    /// - `Argument`: itself.
+    /// - `String`, `Substring`, `UUID`, `Decimal`, and any other `LosslessStringConvertible`: ``string(_:)``.
+    /// - `Bool`: ``boolean(_:)``.
+    /// - Integer types: ``integer(_:)`` (an unsigned value above `Int.max` is sent as its digits).
+    /// - `Double`, `Float`: ``number(_:)``.
+    /// - `Date`: ``date(_:)``.
+    /// - A file `URL`: ``file(_:)``; any other `URL`: its absolute string.
+    /// - An array: ``list(_:)`` of its converted elements.
+    /// - `nil` and `NSNull`: ``undefined``.
+    ///
+    /// - Parameters:
+    ///   - value: The value to convert.
+    ///   - key: The argument's name, used in the error.
+    /// - Throws: ``ArgumentEncodingError/unsupportedValue(_:type:)`` for any other type, such as a
+    ///   dictionary.
+    public init(_ value: Any, forKey key: String) throws {
+        if let converted = Argument.scalar(value) {
+            self = converted
+        } else if let array = value as? [Any] {
+            self = .list(try array.map { try Argument($0, forKey: key) })
+        } else if Argument.isNil(value) {
+            self = .undefined
+        } else if let convertible = value as? any LosslessStringConvertible {
+            self = .string(convertible.description)
+        } else {
+            throw ArgumentEncodingError.unsupportedValue(key, type: String(describing: type(of: value)))
+        }
+    }
+
+    /// Converts every value of a dictionary with ``init(_:forKey:)``.
+    ///
+    /// - Parameter dictionary: Argument names and values of any supported type.
+    /// - Returns: The typed arguments.
+    /// - Throws: ``ArgumentEncodingError`` for the first value whose type is not supported.
+    public static func arguments(from dictionary: [String: Any]) throws -> [String: Argument] {
+        var arguments: [String: Argument] = [:]
+        arguments.reserveCapacity(dictionary.count)
+        for (key, value) in dictionary {
+            arguments[key] = try Argument(value, forKey: key)
+        }
+        return arguments
+    }
+
+    private static func scalar(_ value: Any) -> Argument? {
+        switch value {
+        case let argument as Argument: return argument
+        case let string as String: return .string(string)
+        case let substring as Substring: return .string(String(substring))
+        case let bool as Bool: return .boolean(bool)
+        case let int as Int: return .integer(int)
+        case let date as Date: return .date(date)
+        case let url as URL: return url.isFileURL ? .file(url) : .string(url.absoluteString)
+        case let double as Double: return .number(double)
+        case let float as Float: return .number(Double(float.description) ?? Double(float))
+        case let uuid as UUID: return .string(uuid.uuidString)
+        case let decimal as Decimal: return .string(decimal.description)
+        case is NSNull: return .undefined
+        case let integer as any BinaryInteger: return Int(exactly: integer).map(Argument.integer) ?? .string("\(integer)")
+        default: return nil
+        }
+    }
+
+    private static func isNil(_ value: Any) -> Bool {
+        let mirror = Mirror(reflecting: value)
+        return mirror.displayStyle == .optional && mirror.children.isEmpty
+    }
+}

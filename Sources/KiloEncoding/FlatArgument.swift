@@ -1,0 +1,68 @@
+import Foundation
+
+/// One name–value pair of a flattened argument dictionary.
+struct FlatArgument: Sendable, Hashable {
+    enum Value: Sendable, Hashable {
+        case text(String)
+        case file(URL)
+    }
+
+    var name: String
+    var value: Value
+}
+
+extension FlatArgument {
+    /// Flattens arguments into name–value pairs, in the order every encoder uses.
+    ///
+    /// Keys are sorted by their UTF-8 bytes, so the same arguments always give the same output;
+    /// a list keeps its elements' order. Undefined values are skipped; dates become epoch
+    /// milliseconds.
+    ///
+    /// - Throws: ``ArgumentEncodingError`` for an empty key or a non-finite number.
+    static func flatten(_ arguments: [String: Argument]) throws -> [FlatArgument] {
+        var pairs: [FlatArgument] = []
+        pairs.reserveCapacity(arguments.count)
+        for key in arguments.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            guard !key.isEmpty else { throw ArgumentEncodingError.emptyKey }
+            if let argument = arguments[key] {
+                try append(argument, named: key, to: &pairs)
+            }
+        }
+        return pairs
+    }
+
+    private static func append(_ argument: Argument, named name: String, to pairs: inout [FlatArgument]) throws {
+        switch argument {
+        case .string(let string):
+            pairs.append(FlatArgument(name: name, value: .text(string)))
+        case .integer(let integer):
+            pairs.append(FlatArgument(name: name, value: .text(String(integer))))
+        case .number(let number):
+            guard number.isFinite else { throw ArgumentEncodingError.nonFiniteNumber(name) }
+            pairs.append(FlatArgument(name: name, value: .text(number.description)))
+        case .boolean(let boolean):
+            pairs.append(FlatArgument(name: name, value: .text(boolean ? "true" : "false")))
+        case .date(let date):
+            pairs.append(FlatArgument(name: name, value: .text(String(date.millisecondsSince1970))))
+        case .file(let url):
+            pairs.append(FlatArgument(name: name, value: .file(url)))
+        case .list(let elements):
+            for element in elements {
+                try append(element, named: name, to: &pairs)
+            }
+        case .undefined:
+            break
+        }
+    }
+}
+
+extension Date {
+    /// Whole milliseconds since 1 January 1970 UTC, rounded down.
+    ///
+    /// The interval is first rounded to the microsecond, so a date made from a whole number of
+    /// milliseconds gives that number back exactly, despite binary floating point.
+    var millisecondsSince1970: Int64 {
+        let microseconds = (timeIntervalSince1970 * 1_000_000).rounded()
+        return Int64((microseconds / 1000).rounded(.down))
+    }
+}

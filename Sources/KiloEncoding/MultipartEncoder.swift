@@ -1,0 +1,141 @@
+import Foundation
+
+/// Encodes arguments as a `multipart/form-data` body.
+///
+/// Each text value becomes a part of its own; each file URL becomes a file part, with a
+/// `filename` and a `Content-Type` taken from the file's extension. Keys are sorted, so the same
+/// arguments and boundary always produce the same bytes.
+///
+/// A part's name and file name are written inside quotes: a `"` in them is sent as `%22`, as
+/// browsers do, and non-ASCII text as UTF-8. A carriage return or line feed in either would
+/// break the part's headers, so it throws.
+///
+/// Use ``encode(_:)`` for a body in memory, or ``encode(_:toFile:)`` to stream a body of any
+/// size to disk; both write the same bytes.
+///
+/// ```swift
+/// let encoder = MultipartEncoder()
+/// request.setValue(encoder.contentType, forHTTPHeaderField: "Content-Type")
+/// request.httpBody = try encoder.encode(["title": "Trip", "photo": .file(photoURL)])
+/// ```
+public struct MultipartEncoder: Sendable {
+    /// The string that separates parts.
+    public let boundary: String
+
+    /// The value of the `Content-Type` header for bodies this encoder makes, with its boundary.
+    public var contentType: String {
+        "multipart/form-data; boundary=\(boundary)"
+    }
+
+    /// Creates a multipart encoder.
+    ///
+    /// - Parameter boundary: The string that separates parts. The default is random; pass a
+    ///   fixed value in tests.
+    public init(boundary: String = MultipartEncoder.makeBoundary()) {
+        self.boundary = boundary
+    }
+
+    /// Makes a random boundary that will not occur in any real content.
+    ///
+    /// - Returns: A boundary such as `kilo-3F2504E04F8911D39A0C0305E82C3301`.
+    public static func makeBoundary() -> String {
+        "kilo-" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
+    }
+
+    /// Encodes arguments as a multipart body in memory.
+    ///
+    /// - Parameter arguments: The arguments to encode; ``Argument/file(_:)`` values are read now.
+    /// - Returns: The body bytes.
+    /// - Throws: ``ArgumentEncodingError`` for an empty key, a non-finite number, a line break in
+    ///   a name or file name, or a file that cannot be read.
+    public func encode(_ arguments: [String: Argument]) throws -> Data {
+        var body = Data()
+        try write(arguments) { chunk in body.append(chunk) }
+        return body
+    }
+
+    /// Encodes arguments as a multipart body written to a file, reading each file argument in
+    /// chunks so that memory use stays bounded whatever the files' sizes.
+    ///
+    /// The file is created or replaced. If encoding fails, it is removed.
+    ///
+    /// - Parameters:
+    ///   - arguments: The arguments to encode.
+    ///   - fileURL: Where to write the body.
+    /// - Returns: The number of bytes written.
+    /// - Throws: ``ArgumentEncodingError`` as ``encode(_:)`` does, or the file system's error if
+    ///   the body file cannot be written.
+    @discardableResult
+    public func encode(_ arguments: [String: Argument], toFile fileURL: URL) throws -> Int64 {
+        let pairs = try validatedPairs(arguments)
+        guard FileManager.default.createFile(atPath: fileURL.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: fileURL.path])
+        }
+        var written: Int64 = 0
+        do {
+            let handle = try FileHandle(forWritingTo: fileURL)
+            defer { try? handle.close() }  // Closing after a completed write loses nothing.
+            try write(pairs) { chunk in
+                try handle.write(contentsOf: chunk)
+                written += Int64(chunk.count)
+            }
+            try handle.synchronize()
+        } catch {
+            try? FileManager.default.removeItem(at: fileURL)  // The half-written body is worthless.
+            throw error
+        }
+        return written
+    }
+
+    /// Writes the body of `arguments` as a series of chunks.
+    ///
+    /// - Parameters:
+    ///   - arguments: The arguments to encode.
+    ///   - output: Receives the body's bytes in order, in chunks of at most 256 KiB.
+    /// - Throws: ``ArgumentEncodingError``, or whatever `output` throws.
+    public func write(_ arguments: [String: Argument], to output: (Data) throws -> Void) throws {
+        try write(validatedPairs(arguments), to: output)
+    }
+
+    private func validatedPairs(_ arguments: [String: Argument]) throws -> [FlatArgument] {
+        let pairs = try FlatArgument.flatten(arguments)
+        for pair in pairs {
+            var names = [pair.name]
+            if case .file(let url) = pair.value {
+                names.append(url.lastPathComponent)
+            }
+            if names.contains(where: { $0.contains(where: \.isNewline) }) {
+                throw ArgumentEncodingError.lineBreakInName(pair.name)
+            }
+        }
+        return pairs
+    }
+
+    private func write(_ pairs: [FlatArgument], to output: (Data) throws -> Void) throws {
+        var buffer = Data()
+        for pair in pairs {
+            buffer.append(contentsOf: "--\(boundary)\r\nContent-Disposition: form-data; name=\"".utf8)
+            buffer.append(contentsOf: Self.quoted(pair.name).utf8)
+            switch pair.value {
+            case .text(let text):
+                buffer.append(contentsOf: "\"\r\n\r\n".utf8)
+                buffer.append(contentsOf: text.utf8)
+            case .file(let url):
+                buffer.append(contentsOf: "\"; filename=\"".utf8)
+                buffer.append(contentsOf: Self.quoted(url.lastPathComponent).utf8)
+                buffer.append(contentsOf: "\"\r\nContent-Type: \(FileContentType.of(url))\r\n\r\n".utf8)
+                try output(buffer)
+                buffer.removeAll(keepingCapacity: true)
+                try FileChunkReader.read(url, key: pair.name, into: output)
+            }
+            buffer.append(contentsOf: "\r\n".utf8)
+        }
+        buffer.append(contentsOf: "--\(boundary)--\r\n".utf8)
+        try output(buffer)
+    }
+
+    /// Escapes a name for a quoted header parameter, as the HTML standard's form encoder does.
+    private static func quoted(_ name: String) -> String {
+        name.contains("\"") ? name.replacingOccurrences(of: "\"", with: "%22") : name
+    }
+}

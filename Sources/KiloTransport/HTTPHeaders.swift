@@ -1,0 +1,164 @@
+/// HTTP header fields whose names are matched without regard to case.
+///
+/// Servers and platforms differ in how they capitalize header names (Linux's URLSession
+/// capitalizes them, HTTP/2 lowercases them), so Kilo never compares names exactly:
+///
+/// ```swift
+/// let headers: HTTPHeaders = ["Content-Type": "text/plain"]
+/// headers["content-type"]  // "text/plain"
+/// ```
+///
+/// Fields keep the order and spelling they were added with.
+public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+    /// One header field.
+    public struct Field: Sendable, Hashable {
+        /// The field's name, as it was given.
+        public var name: String
+        /// The field's value.
+        public var value: String
+
+        /// Creates a field.
+        ///
+        /// - Parameters:
+        ///   - name: The field's name.
+        ///   - value: The field's value.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    private var fields: [Field] = []
+
+    /// Creates empty headers.
+    public init() {}
+
+    /// Creates headers from a dictionary.
+    ///
+    /// - Parameter dictionary: Names and values. Names that differ only in case are merged; which
+    ///   value wins is unspecified.
+    public init(_ dictionary: [String: String]) {
+        for (name, value) in dictionary.sorted(by: { $0.key < $1.key }) {
+            self[name] = value
+        }
+    }
+
+    /// Creates headers from a dictionary literal.
+    ///
+    /// - Parameter elements: Names and values; a later name replaces an earlier one of any case.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        for (name, value) in elements {
+            self[name] = value
+        }
+    }
+
+    /// The value of the field with the given name, in any case; setting `nil` removes it.
+    ///
+    /// - Parameter name: The field's name.
+    public subscript(name: String) -> String? {
+        get {
+            fields.first { Self.namesMatch($0.name, name) }?.value
+        }
+        set {
+            if let index = fields.firstIndex(where: { Self.namesMatch($0.name, name) }) {
+                if let newValue {
+                    fields[index].value = newValue
+                } else {
+                    fields.remove(at: index)
+                }
+            } else if let newValue {
+                fields.append(Field(name: name, value: newValue))
+            }
+        }
+    }
+
+    /// The number of fields.
+    public var count: Int { fields.count }
+
+    /// Whether there are no fields.
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// The fields as a dictionary keyed by name, as they were spelled.
+    public var dictionary: [String: String] {
+        Dictionary(fields.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// Adds or replaces every field of `other`.
+    ///
+    /// - Parameter other: The fields that win.
+    public mutating func merge(_ other: HTTPHeaders) {
+        for field in other.fields {
+            self[field.name] = field.value
+        }
+    }
+
+    /// Returns an iterator over the fields, in the order they were added.
+    ///
+    /// - Returns: The iterator.
+    public func makeIterator() -> IndexingIterator<[Field]> {
+        fields.makeIterator()
+    }
+
+    /// The fields as `Name: value` lines.
+    public var description: String {
+        fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    }
+
+    /// Whether both hold the same fields, comparing names without regard to case.
+    ///
+    /// - Parameters:
+    ///   - lhs: Some headers.
+    ///   - rhs: Other headers.
+    /// - Returns: `true` when every field of each is in the other with the same value.
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.count == rhs.count && lhs.fields.allSatisfy { rhs[$0.name] == $0.value }
+    }
+
+    /// Hashes the fields, names without regard to case or order.
+    ///
+    /// - Parameter hasher: The hasher.
+    public func hash(into hasher: inout Hasher) {
+        var combined = 0
+        for field in fields {
+            var fieldHasher = Hasher()
+            fieldHasher.combine(field.name.lowercased())
+            fieldHasher.combine(field.value)
+            combined ^= fieldHasher.finalize()
+        }
+        hasher.combine(combined)
+    }
+
+    /// Checks that every field can be sent: each name is an HTTP token, and no value holds a
+    /// carriage return, line feed or NUL, which could split one header into two.
+    ///
+    /// - Throws: ``RequestError/invalidHeaderName(_:)`` or ``RequestError/invalidHeaderValue(_:)``.
+    public func validate() throws {
+        for field in fields {
+            guard !field.name.isEmpty, field.name.utf8.allSatisfy(Self.isTokenByte) else {
+                throw RequestError.invalidHeaderName(field.name)
+            }
+            guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
+                throw RequestError.invalidHeaderValue(field.name)
+            }
+        }
+    }
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    private static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.count == rhs.utf8.count
+            && zip(lhs.utf8, rhs.utf8).allSatisfy { asciiLowercase($0) == asciiLowercase($1) }
+    }
+
+    private static func asciiLowercase(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+    }
+}

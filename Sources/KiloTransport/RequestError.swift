@@ -1,0 +1,62 @@
+import Foundation
+
+/// A request that cannot be sent as it was described.
+///
+/// Kilo throws this before anything goes on the wire, so a bad request is never sent
+/// half-formed. Compare with the static members:
+///
+/// ```swift
+/// catch let error as RequestError where error == .invalidHeaderValue("X-Token") { … }
+/// ```
+public struct RequestError: Error, Sendable, Hashable {
+    private enum Code: Hashable, Sendable {
+        case invalidHeaderName
+        case invalidHeaderValue
+        case invalidPath
+    }
+
+    private let code: Code
+
+    /// The header name or path at fault.
+    public let subject: String
+
+    private init(_ code: Code, subject: String) {
+        self.code = code
+        self.subject = subject
+    }
+
+    /// A header's name is empty or holds a character that is not allowed in a header name.
+    ///
+    /// - Parameter name: The header's name.
+    /// - Returns: The error.
+    public static func invalidHeaderName(_ name: String) -> RequestError {
+        RequestError(.invalidHeaderName, subject: name)
+    }
+
+    /// A header's value holds a carriage return, line feed or NUL.
+    ///
+    /// - Parameter name: The header's name.
+    /// - Returns: The error.
+    public static func invalidHeaderValue(_ name: String) -> RequestError {
+        RequestError(.invalidHeaderValue, subject: name)
+    }
+
+    /// A path does not form a valid HTTP URL against the base URL.
+    ///
+    /// - Parameter path: The path as given.
+    /// - Returns: The error.
+    public static func invalidPath(_ path: String) -> RequestError {
+        RequestError(.invalidPath, subject: path)
+    }
+}
+
+extension RequestError: LocalizedError {
+    /// A sentence that names the problem.
+    public var errorDescription: String? {
+        switch code {
+        case .invalidHeaderName: return "The header name \"\(subject)\" is not a valid HTTP token."
+        case .invalidHeaderValue: return "The value of header \"\(subject)\" contains a line break or NUL."
+        case .invalidPath: return "The path \"\(subject)\" does not form a valid HTTP URL."
+        }
+    }
+}

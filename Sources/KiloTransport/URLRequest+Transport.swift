@@ -1,0 +1,31 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension URLRequest {
+    /// Creates a `URLRequest` with a transport request's method, URL, headers and timeout.
+    ///
+    /// A ``TransportRequest/Body/data(_:)`` body becomes `httpBody`; a file body is left for an
+    /// upload task to stream. A request with a body but no `Content-Type` is labelled
+    /// `application/octet-stream`, since Linux's URLSession would otherwise call it a form.
+    ///
+    /// - Parameter request: The request to convert.
+    public init(_ request: TransportRequest) {
+        self.init(url: request.url)
+        httpMethod = request.method.rawValue
+        for field in request.headers {
+            setValue(field.value, forHTTPHeaderField: field.name)
+        }
+        if let timeoutInterval = request.timeoutInterval {
+            self.timeoutInterval = timeoutInterval
+        }
+        if request.body != nil, request.headers["Content-Type"] == nil {
+            setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        }
+        if case .data(let data) = request.body {
+            httpBody = data
+        }
+    }
+}
