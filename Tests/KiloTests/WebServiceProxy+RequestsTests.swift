@@ -1,0 +1,147 @@
+import Foundation
+import Kilo
+import Testing
+
+@Suite struct WebServiceProxyRequestsTests {
+    @Test(arguments: [HTTPMethod.get, .put, .patch, .delete, .head, .options])
+    func argumentsGoInTheQueryStringExceptForPost(method: HTTPMethod) async throws {
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        try await makeProxy(transport).invoke(method, path: "items", arguments: ["b": "x y", "a": [1, 2]])
+        let request = try #require(await transport.requests.first)
+        #expect(request.method == method)
+        #expect(request.url.absoluteString == "https://api.example.com/v1/items?a=1&a=2&b=x%20y")
+        #expect(request.body == nil)
+    }
+
+    @Test func postArgumentsGoInAFormBody() async throws {
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        let date = Date(timeIntervalSince1970: 1_700_000_000.123)
+        try await makeProxy(transport).invoke(
+            .post, path: "notes", arguments: ["text": "a+b&c", "when": date, "skip": WebServiceProxy.undefined])
+        let request = try #require(await transport.requests.first)
+        #expect(request.url.absoluteString == "https://api.example.com/v1/notes")
+        #expect(request.headers["content-type"] == "application/x-www-form-urlencoded")
+        #expect(text(request) == "text=a%2Bb%26c&when=1700000000123")
+    }
+
+    @Test func multipartEncodingSendsPartsWithTheBoundaryInTheContentType() async throws {
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        let proxy = makeProxy(transport)
+        proxy.encoding = .multipartFormData
+        try await proxy.invoke(.post, path: "upload", arguments: ["title": "Trip"])
+        let request = try #require(await transport.requests.first)
+        let contentType = try #require(request.headers["Content-Type"])
+        #expect(contentType.hasPrefix("multipart/form-data; boundary="))
+        let boundary = String(contentType.dropFirst("multipart/form-data; boundary=".count))
+        #expect(
+            text(request)
+                == "--\(boundary)\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nTrip\r\n--\(boundary)--\r\n")
+    }
+
+    @Test func postWithContentSendsArgumentsInTheQueryString() async throws {
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        try await makeProxy(transport).invoke(
+            .post, path: "blobs", arguments: ["name": "a/b"], content: Data([1, 2, 3]))
+        let request = try #require(await transport.requests.first)
+        #expect(request.url.query == "name=a%2Fb")
+        #expect(request.body == .data(Data([1, 2, 3])))
+        #expect(request.headers["Content-Type"] == "application/octet-stream")
+    }
+
+    @Test func contentKeepsItsContentType() async throws {
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        try await makeProxy(transport).invoke(.put, path: "doc", content: Data("hi".utf8), contentType: "text/plain")
+        #expect(await transport.requests.first?.headers["Content-Type"] == "text/plain")
+    }
+
+    @Test func encodableBodyIsSentAsJSONWithMillisecondDates() async throws {
+        let transport = FakeTransport(statusCode: 200, body: #"{"name":"Ann","born":1700000000123}"#)
+        let person = Person(name: "Ann", born: Date(timeIntervalSince1970: 1_700_000_000.123))
+        let echoed: Person = try await makeProxy(transport).invoke(
+            .post, path: "people", arguments: ["notify": true], body: person)
+        let request = try #require(await transport.requests.first)
+        #expect(echoed == person)
+        #expect(request.url.query == "notify=true")
+        #expect(request.headers["Content-Type"] == "application/json")
+        #expect(request.headers["Accept"] == "application/json")
+        let body = try #require(try request.bodyData())
+        let sent = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+        #expect(sent?["born"] as? Double == 1_700_000_000_123)
+    }
+
+    @Test func argumentsAreAppendedToAQueryInThePath() async throws {
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        try await makeProxy(transport).invoke(.get, path: "search?lang=en", arguments: ["q": "kilo"])
+        #expect(await transport.requests.first?.url.absoluteString == "https://api.example.com/v1/search?lang=en&q=kilo")
+    }
+
+    @Test func absolutePathsReplaceTheBasePath() async throws {
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        try await makeProxy(transport).invoke(.get, path: "/health")
+        #expect(await transport.requests.first?.url.absoluteString == "https://api.example.com/health")
+    }
+
+    @Test func headersAndTimeoutAreSent() async throws {
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        let proxy = makeProxy(transport)
+        proxy.headers = ["X-Token": "abc", "Accept-Language": "fr"]
+        proxy.timeoutInterval = 7
+        try await proxy.invoke(.get, path: "me")
+        let request = try #require(await transport.requests.first)
+        #expect(request.headers["x-token"] == "abc")
+        #expect(request.headers["accept-language"] == "fr")
+        #expect(request.timeoutInterval == 7)
+    }
+
+    @Test func aHeaderWithALineBreakIsRejectedAndNothingIsSent() async throws {
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        let proxy = makeProxy(transport)
+        proxy.headers = ["X-Token": "abc\r\nX-Admin: true"]
+        await #expect(throws: RequestError.invalidHeaderValue("X-Token")) {
+            try await proxy.invoke(.get, path: "me")
+        }
+        #expect(await transport.requests.isEmpty)
+    }
+
+    @Test func anEmptyKeyIsRejectedAndNothingIsSent() async throws {
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        await #expect(throws: ArgumentEncodingError.emptyKey) {
+            try await makeProxy(transport).invoke(.post, path: "notes", arguments: ["": "x"])
+        }
+        #expect(await transport.requests.isEmpty)
+    }
+
+    @Test func anUnsupportedValueIsRejectedAndNothingIsSent() async throws {
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        await #expect(throws: ArgumentEncodingError.unsupportedValue("filter", type: "Dictionary<String, Int>")) {
+            try await makeProxy(transport).invoke(.get, path: "notes", arguments: ["filter": ["a": 1]])
+        }
+        #expect(await transport.requests.isEmpty)
+    }
+
+    @Test(arguments: ["http://[::1", "ftp://example.com/file", "mailto:someone@example.com"])
+    func anInvalidPathIsRejectedAndNothingIsSent(path: String) async throws {
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        await #expect(throws: RequestError.invalidPath(path)) {
+            try await makeProxy(transport).invoke(.get, path: path)
+        }
+        #expect(await transport.requests.isEmpty)
+    }
+
+    @Test func aFileInAFormIsRejected() async throws {
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        await #expect(throws: ArgumentEncodingError.fileNotAllowed("doc")) {
+            try await makeProxy(transport).invoke(
+                .post, path: "upload", arguments: ["doc": URL(fileURLWithPath: "/tmp/a.txt")])
+        }
+        #expect(await transport.requests.isEmpty)
+    }
+
+    @Test func aNonFiniteNumberInAJSONBodyThrowsAndNothingIsSent() async throws {
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        await #expect(throws: EncodingError.self) {
+            try await makeProxy(transport).invoke(.post, path: "values", body: [Double.nan])
+        }
+        #expect(await transport.requests.isEmpty)
+    }
+}
