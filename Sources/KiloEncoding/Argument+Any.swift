@@ -52,6 +52,7 @@ extension Argument {
     private static func scalar(_ value: Any) -> Argument? {
         switch value {
         case let argument as Argument: return argument
+        case let number as NSNumber where type(of: value) is NSNumber.Type: return fromFoundation(number)
         case let string as String: return .string(string)
         case let substring as Substring: return .string(String(substring))
         case let bool as Bool: return .boolean(bool)
@@ -66,6 +67,22 @@ extension Argument {
         case let integer as any BinaryInteger: return Int(exactly: integer).map(Argument.integer) ?? .string("\(integer)")
         default: return nil
         }
+    }
+
+    /// Reads a Foundation number, as `JSONSerialization` and Objective-C code make them, by
+    /// its stored kind: a Boolean stays a Boolean, and `0` and `1` stay numbers.
+    private static func fromFoundation(_ number: NSNumber) -> Argument {
+        if type(of: number) == type(of: NSNumber(value: true)) {
+            return .boolean(number.boolValue)
+        }
+        let kind = String(cString: number.objCType)
+        if kind == "f" || kind == "d" {
+            return .number(number.doubleValue)
+        }
+        if kind == "Q", number.uint64Value > UInt64(Int.max) {
+            return .string(number.stringValue)
+        }
+        return .integer(number.intValue)
     }
 
     private static func isNil(_ value: Any) -> Bool {

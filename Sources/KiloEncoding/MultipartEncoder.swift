@@ -124,14 +124,24 @@ public struct MultipartEncoder: Sendable {
                 buffer.append(contentsOf: "\"; filename=\"".utf8)
                 buffer.append(contentsOf: Self.quoted(url.lastPathComponent).utf8)
                 buffer.append(contentsOf: "\"\r\nContent-Type: \(FileContentType.of(url))\r\n\r\n".utf8)
-                try output(buffer)
+                try Self.emit(buffer, to: output)
                 buffer.removeAll(keepingCapacity: true)
                 try FileChunkReader.read(url, key: pair.name, into: output)
             }
             buffer.append(contentsOf: "\r\n".utf8)
         }
         buffer.append(contentsOf: "--\(boundary)--\r\n".utf8)
-        try output(buffer)
+        try Self.emit(buffer, to: output)
+    }
+
+    /// Hands `buffer` to `output` in pieces of at most ``FileChunkReader/chunkSize`` bytes.
+    private static func emit(_ buffer: Data, to output: (Data) throws -> Void) throws {
+        var start = buffer.startIndex
+        repeat {
+            let end = buffer.index(start, offsetBy: FileChunkReader.chunkSize, limitedBy: buffer.endIndex) ?? buffer.endIndex
+            try output(buffer.subdata(in: start..<end))
+            start = end
+        } while start < buffer.endIndex
     }
 
     /// Escapes a name for a quoted header parameter, as the HTML standard's form encoder does.
