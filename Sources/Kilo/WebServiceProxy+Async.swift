@@ -16,6 +16,7 @@ extension WebServiceProxy {
     ///   - arguments: The arguments. See ``Argument/init(_:forKey:)`` for the accepted types.
     ///   - content: A request body; the arguments then go in the query string.
     ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
+    ///   - progress: Receives upload and download progress, on a background thread.
     /// - Throws: ``WebServiceError`` for a status outside 2xx; ``ArgumentEncodingError`` or
     ///   ``RequestError`` for bad input (nothing is sent); `URLError` when no response arrives.
     public func invoke(
@@ -23,10 +24,11 @@ extension WebServiceProxy {
         path: String,
         arguments: [String: Any] = [:],
         content: Data? = nil,
-        contentType: String? = nil
+        contentType: String? = nil,
+        progress: TransferProgress.Handler? = nil
     ) async throws {
         let request = try makeRequest(
-            method, path: path, arguments: arguments, content: Self.content(content, type: contentType))
+            method, path: path, arguments: arguments, content: Self.content(content, type: contentType), progress: progress)
         try await send(request, map: ResponseMapper.validate)
     }
 
@@ -38,6 +40,7 @@ extension WebServiceProxy {
     ///   - arguments: The arguments.
     ///   - content: A request body; the arguments then go in the query string.
     ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
+    ///   - progress: Receives upload and download progress, on a background thread.
     /// - Returns: The decoded value; `nil` for an empty body when `T` is optional.
     /// - Throws: ``WebServiceError``, ``ArgumentEncodingError``, ``RequestError``, `URLError`, or
     ///   `DecodingError` for a body that is not a valid `T`.
@@ -46,11 +49,12 @@ extension WebServiceProxy {
         path: String,
         arguments: [String: Any] = [:],
         content: Data? = nil,
-        contentType: String? = nil
+        contentType: String? = nil,
+        progress: TransferProgress.Handler? = nil
     ) async throws -> T {
         let request = try makeRequest(
             method, path: path, arguments: arguments, content: Self.content(content, type: contentType),
-            accept: "application/json")
+            accept: "application/json", progress: progress)
         return try await send(request) { response -> T in try ResponseMapper.decoded(from: response) }
     }
 
@@ -61,15 +65,17 @@ extension WebServiceProxy {
     ///   - path: The operation's path, relative to ``baseURL``.
     ///   - arguments: The arguments, sent in the query string.
     ///   - body: The body, encoded as JSON with dates as epoch milliseconds.
+    ///   - progress: Receives upload and download progress, on a background thread.
     /// - Throws: `EncodingError` if the body cannot be encoded, and the errors of
     ///   ``invoke(_:path:arguments:content:contentType:)-(_,_,_,_,_)``.
     public func invoke<B: Encodable>(
         _ method: Method,
         path: String,
         arguments: [String: Any] = [:],
-        body: B
+        body: B,
+        progress: TransferProgress.Handler? = nil
     ) async throws {
-        let request = try makeRequest(method, path: path, arguments: arguments, content: Self.jsonContent(body))
+        let request = try makeRequest(method, path: path, arguments: arguments, content: Self.jsonContent(body), progress: progress)
         try await send(request, map: ResponseMapper.validate)
     }
 
@@ -80,6 +86,7 @@ extension WebServiceProxy {
     ///   - path: The operation's path, relative to ``baseURL``.
     ///   - arguments: The arguments, sent in the query string.
     ///   - body: The body, encoded as JSON with dates as epoch milliseconds.
+    ///   - progress: Receives upload and download progress, on a background thread.
     /// - Returns: The decoded value.
     /// - Throws: `EncodingError` if the body cannot be encoded, `DecodingError` if the response
     ///   does not decode, and the other errors of the JSON `invoke`.
@@ -87,10 +94,12 @@ extension WebServiceProxy {
         _ method: Method,
         path: String,
         arguments: [String: Any] = [:],
-        body: B
+        body: B,
+        progress: TransferProgress.Handler? = nil
     ) async throws -> T {
         let request = try makeRequest(
-            method, path: path, arguments: arguments, content: Self.jsonContent(body), accept: "application/json")
+            method, path: path, arguments: arguments, content: Self.jsonContent(body), accept: "application/json",
+            progress: progress)
         return try await send(request) { response -> T in try ResponseMapper.decoded(from: response) }
     }
 
@@ -102,6 +111,7 @@ extension WebServiceProxy {
     ///   - arguments: The arguments.
     ///   - content: A request body; the arguments then go in the query string.
     ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
+    ///   - progress: Receives upload and download progress, on a background thread.
     ///   - responseHandler: Reads a successful response's body and content type.
     /// - Returns: The handler's value.
     /// - Throws: What the handler throws, and the errors of the other `invoke` methods.
@@ -111,10 +121,11 @@ extension WebServiceProxy {
         arguments: [String: Any] = [:],
         content: Data? = nil,
         contentType: String? = nil,
+        progress: TransferProgress.Handler? = nil,
         responseHandler: ResponseHandler<T>
     ) async throws -> T {
         try await invoke(
-            method, path: path, arguments: arguments, content: content, contentType: contentType,
+            method, path: path, arguments: arguments, content: content, contentType: contentType, progress: progress,
             responseHandler: { content, contentType, _ in try responseHandler(content, contentType) })
     }
 
@@ -127,6 +138,7 @@ extension WebServiceProxy {
     ///   - arguments: The arguments.
     ///   - content: A request body; the arguments then go in the query string.
     ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
+    ///   - progress: Receives upload and download progress, on a background thread.
     ///   - responseHandler: Reads a successful response's body, content type and headers.
     /// - Returns: The handler's value.
     /// - Throws: What the handler throws, and the errors of the other `invoke` methods.
@@ -136,10 +148,11 @@ extension WebServiceProxy {
         arguments: [String: Any] = [:],
         content: Data? = nil,
         contentType: String? = nil,
+        progress: TransferProgress.Handler? = nil,
         responseHandler: ResponseHeadersHandler<T>
     ) async throws -> T {
         let request = try makeRequest(
-            method, path: path, arguments: arguments, content: Self.content(content, type: contentType))
+            method, path: path, arguments: arguments, content: Self.content(content, type: contentType), progress: progress)
         return try await send(request) { try ResponseMapper.value(from: $0, handler: responseHandler) }
     }
 }

@@ -14,6 +14,7 @@ extension WebServiceProxy {
     ///   - arguments: The arguments. See ``Argument/init(_:forKey:)`` for the accepted types.
     ///   - content: A request body; the arguments then go in the query string.
     ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
+    ///   - progress: Receives upload and download progress, on a background thread.
     ///   - resultHandler: Receives success, or the error: ``WebServiceError`` for a status outside
     ///     2xx, ``ArgumentEncodingError`` or ``RequestError`` for bad input, `URLError` otherwise.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
@@ -24,10 +25,11 @@ extension WebServiceProxy {
         arguments: [String: Any] = [:],
         content: Data? = nil,
         contentType: String? = nil,
+        progress: TransferProgress.Handler? = nil,
         resultHandler: @escaping ResultHandler<Void>
     ) -> RequestTask? {
         start(
-            { try makeRequest(method, path: path, arguments: arguments, content: Self.content(content, type: contentType)) },
+            { try makeRequest(method, path: path, arguments: arguments, content: Self.content(content, type: contentType), progress: progress) },
             map: ResponseMapper.validate,
             resultHandler: resultHandler)
     }
@@ -40,6 +42,7 @@ extension WebServiceProxy {
     ///   - arguments: The arguments.
     ///   - content: A request body; the arguments then go in the query string.
     ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
+    ///   - progress: Receives upload and download progress, on a background thread.
     ///   - resultHandler: Receives the decoded value, or the error; a body that does not decode
     ///     gives `DecodingError`. An empty body decodes to `nil` for an optional type.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
@@ -50,13 +53,14 @@ extension WebServiceProxy {
         arguments: [String: Any] = [:],
         content: Data? = nil,
         contentType: String? = nil,
+        progress: TransferProgress.Handler? = nil,
         resultHandler: @escaping ResultHandler<T>
     ) -> RequestTask? {
         start(
             {
                 try makeRequest(
                     method, path: path, arguments: arguments, content: Self.content(content, type: contentType),
-                    accept: "application/json")
+                    accept: "application/json", progress: progress)
             },
             map: { response -> T in try ResponseMapper.decoded(from: response) },
             resultHandler: resultHandler)
@@ -69,6 +73,7 @@ extension WebServiceProxy {
     ///   - path: The operation's path, relative to ``baseURL``.
     ///   - arguments: The arguments, sent in the query string.
     ///   - body: The body, encoded as JSON with dates as epoch milliseconds.
+    ///   - progress: Receives upload and download progress, on a background thread.
     ///   - resultHandler: Receives success, or the error.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
     /// - Throws: `EncodingError` if the body cannot be encoded (nothing is sent).
@@ -78,11 +83,12 @@ extension WebServiceProxy {
         path: String,
         arguments: [String: Any] = [:],
         body: B,
+        progress: TransferProgress.Handler? = nil,
         resultHandler: @escaping ResultHandler<Void>
     ) throws -> RequestTask? {
         let content = try Self.jsonContent(body)
         return start(
-            { try makeRequest(method, path: path, arguments: arguments, content: content) },
+            { try makeRequest(method, path: path, arguments: arguments, content: content, progress: progress) },
             map: ResponseMapper.validate,
             resultHandler: resultHandler)
     }
@@ -94,6 +100,7 @@ extension WebServiceProxy {
     ///   - path: The operation's path, relative to ``baseURL``.
     ///   - arguments: The arguments, sent in the query string.
     ///   - body: The body, encoded as JSON with dates as epoch milliseconds.
+    ///   - progress: Receives upload and download progress, on a background thread.
     ///   - resultHandler: Receives the decoded value, or the error.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
     /// - Throws: `EncodingError` if the body cannot be encoded (nothing is sent).
@@ -103,11 +110,12 @@ extension WebServiceProxy {
         path: String,
         arguments: [String: Any] = [:],
         body: B,
+        progress: TransferProgress.Handler? = nil,
         resultHandler: @escaping ResultHandler<T>
     ) throws -> RequestTask? {
         let content = try Self.jsonContent(body)
         return start(
-            { try makeRequest(method, path: path, arguments: arguments, content: content, accept: "application/json") },
+            { try makeRequest(method, path: path, arguments: arguments, content: content, accept: "application/json", progress: progress) },
             map: { response -> T in try ResponseMapper.decoded(from: response) },
             resultHandler: resultHandler)
     }
@@ -121,6 +129,7 @@ extension WebServiceProxy {
     ///   - arguments: The arguments.
     ///   - content: A request body; the arguments then go in the query string.
     ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
+    ///   - progress: Receives upload and download progress, on a background thread.
     ///   - responseHandler: Reads a successful response's body, in the background.
     ///   - resultHandler: Receives the handler's value, or the error (including what the
     ///     response handler threw).
@@ -132,11 +141,12 @@ extension WebServiceProxy {
         arguments: [String: Any] = [:],
         content: Data? = nil,
         contentType: String? = nil,
+        progress: TransferProgress.Handler? = nil,
         responseHandler: @escaping ResponseHandler<T>,
         resultHandler: @escaping ResultHandler<T>
     ) -> RequestTask? {
         invoke(
-            method, path: path, arguments: arguments, content: content, contentType: contentType,
+            method, path: path, arguments: arguments, content: content, contentType: contentType, progress: progress,
             responseHandler: { content, contentType, _ in try responseHandler(content, contentType) },
             resultHandler: resultHandler)
     }
@@ -150,6 +160,7 @@ extension WebServiceProxy {
     ///   - arguments: The arguments.
     ///   - content: A request body; the arguments then go in the query string.
     ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
+    ///   - progress: Receives upload and download progress, on a background thread.
     ///   - responseHandler: Reads a successful response's body, content type and headers, in the
     ///     background.
     ///   - resultHandler: Receives the handler's value, or the error.
@@ -161,11 +172,12 @@ extension WebServiceProxy {
         arguments: [String: Any] = [:],
         content: Data? = nil,
         contentType: String? = nil,
+        progress: TransferProgress.Handler? = nil,
         responseHandler: @escaping ResponseHeadersHandler<T>,
         resultHandler: @escaping ResultHandler<T>
     ) -> RequestTask? {
         start(
-            { try makeRequest(method, path: path, arguments: arguments, content: Self.content(content, type: contentType)) },
+            { try makeRequest(method, path: path, arguments: arguments, content: Self.content(content, type: contentType), progress: progress) },
             map: { try ResponseMapper.value(from: $0, handler: responseHandler) },
             resultHandler: resultHandler)
     }

@@ -4,10 +4,27 @@ import KiloEncoding
 import KiloTransport
 
 extension WebServiceProxy {
+    /// Multipart bodies whose files add up to more than this many bytes are written to a
+    /// temporary file and streamed from it; smaller ones are built in memory.
+    public static let multipartMemoryLimit: Int64 = 4 * 1024 * 1024
+
     /// A request body given by the caller: its bytes and media type.
     struct Content {
         var data: Data
         var type: String
+    }
+
+    /// A request ready to send, except perhaps for a large multipart body, which is written to a
+    /// temporary file only when the request is sent, off the caller's thread.
+    struct PreparedRequest: Sendable {
+        var request: TransportRequest
+        var streamedBody: StreamedMultipart?
+    }
+
+    /// A multipart body to stream from a temporary file.
+    struct StreamedMultipart: Sendable {
+        var encoder: MultipartEncoder
+        var arguments: [String: Argument]
     }
 
     /// Builds the request for one call: resolves the path, places the arguments, and sets the
@@ -20,8 +37,9 @@ extension WebServiceProxy {
         path: String,
         arguments: [String: Any],
         content: Content?,
-        accept: String? = nil
-    ) throws -> TransportRequest {
+        accept: String? = nil,
+        progress: TransferProgress.Handler? = nil
+    ) throws -> PreparedRequest {
         let arguments = try Argument.arguments(from: arguments)
         let settings = currentSettings
         var headers = HTTPHeaders(settings.headers)
@@ -30,6 +48,7 @@ extension WebServiceProxy {
         }
         var url = try resolve(path)
         var body: TransportRequest.Body?
+        var streamedBody: StreamedMultipart?
         if let content {
             body = .data(content.data)
             headers["Content-Type"] = content.type
@@ -41,15 +60,22 @@ extension WebServiceProxy {
                 headers["Content-Type"] = FormEncoder.contentType
             case .multipartFormData:
                 let encoder = MultipartEncoder()
-                body = .data(try encoder.encode(arguments))
                 headers["Content-Type"] = encoder.contentType
+                if Self.totalFileSize(of: arguments.values) > Self.multipartMemoryLimit {
+                    try encoder.validate(arguments)
+                    streamedBody = StreamedMultipart(encoder: encoder, arguments: arguments)
+                } else {
+                    body = .data(try encoder.encode(arguments))
+                }
             }
         } else {
             url = try appendingQuery(arguments, to: url, path: path)
         }
         try headers.validate()
-        return TransportRequest(
-            method: method, url: url, headers: headers, body: body, timeoutInterval: settings.timeoutInterval)
+        let request = TransportRequest(
+            method: method, url: url, headers: headers, body: body, timeoutInterval: settings.timeoutInterval,
+            progress: progress.map(ProgressObserver.init))
+        return PreparedRequest(request: request, streamedBody: streamedBody)
     }
 
     /// Resolves `path` against the base URL.
@@ -78,5 +104,21 @@ extension WebServiceProxy {
             throw RequestError.invalidPath(path)
         }
         return result
+    }
+
+    /// The total size of the files among `arguments`; a file whose size cannot be read counts
+    /// as nothing here, and is reported when the body is built.
+    private static func totalFileSize<Arguments: Sequence<Argument>>(of arguments: Arguments) -> Int64 {
+        arguments.reduce(0) { total, argument in
+            switch argument {
+            case .file(let url):
+                let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+                return total + ((attributes?[.size] as? NSNumber)?.int64Value ?? 0)
+            case .list(let elements):
+                return total + totalFileSize(of: elements)
+            default:
+                return total
+            }
+        }
     }
 }

@@ -1,14 +1,29 @@
 import Foundation
 import KiloCore
+import KiloEncoding
 import KiloTransport
 
 extension WebServiceProxy {
     /// Sends a request and maps its response; the core of every `invoke` method.
     ///
-    /// Cancellation, whenever it comes before the value is mapped, surfaces as
-    /// `URLError(.cancelled)`, as it does from `URLSession`, even with a transport that
-    /// ignores it.
-    func send<T>(_ request: TransportRequest, map: (TransportResponse) throws -> T) async throws -> T {
+    /// A streamed multipart body is written to a temporary file first, and the file is removed
+    /// when the request ends, however it ends. Cancellation, whenever it comes before the value
+    /// is mapped, surfaces as `URLError(.cancelled)`, as it does from `URLSession`, even with a
+    /// transport that ignores it.
+    func send<T>(_ prepared: PreparedRequest, map: (TransportResponse) throws -> T) async throws -> T {
+        guard !Task.isCancelled else { throw URLError(.cancelled) }
+        var request = prepared.request
+        var temporaryBody: URL?
+        defer {
+            if let temporaryBody {
+                Self.removeTemporaryFile(temporaryBody)
+            }
+        }
+        if let streamed = prepared.streamedBody {
+            let file = try await Self.writeTemporaryBody(streamed)
+            temporaryBody = file
+            request.body = .file(file)
+        }
         guard !Task.isCancelled else { throw URLError(.cancelled) }
         let response: TransportResponse
         do {
@@ -26,16 +41,26 @@ extension WebServiceProxy {
     /// - Returns: The task, or `nil` when the request could not be built; the handler then
     ///   receives the error, and nothing is sent.
     func start<T>(
-        _ makeRequest: () throws -> TransportRequest,
+        _ makeRequest: () throws -> PreparedRequest,
         map: @escaping (TransportResponse) throws -> T,
+        resultHandler: @escaping ResultHandler<T>
+    ) -> RequestTask? {
+        let mapping = Handoff(value: map)
+        return start(makeRequest, perform: { try await self.send($0, map: mapping.value) }, resultHandler: resultHandler)
+    }
+
+    /// Starts a callback-style request that `perform` carries out in a task.
+    func start<T>(
+        _ makeRequest: () throws -> PreparedRequest,
+        perform: @escaping (PreparedRequest) async throws -> T,
         resultHandler: @escaping ResultHandler<T>
     ) -> RequestTask? {
         let queue = callbackQueue
         let handler = Handoff(value: resultHandler)
-        let mapping = Handoff(value: map)
-        let request: TransportRequest
+        let operation = Handoff(value: perform)
+        let prepared: PreparedRequest
         do {
-            request = try makeRequest()
+            prepared = try makeRequest()
         } catch {
             queue.async { handler.value(.failure(error)) }
             return nil
@@ -43,7 +68,7 @@ extension WebServiceProxy {
         let task = Task {
             let result: Result<T, any Error>
             do {
-                result = .success(try await self.send(request, map: mapping.value))
+                result = .success(try await operation.value(prepared))
             } catch {
                 result = .failure(error)
             }
@@ -61,5 +86,24 @@ extension WebServiceProxy {
     /// Encodes a body as JSON, with dates as epoch milliseconds.
     static func jsonContent<B: Encodable>(_ body: B) throws -> Content {
         Content(data: try JSONCoding.makeEncoder().encode(body), type: "application/json")
+    }
+
+    /// Writes a multipart body to a new temporary file, on a background thread so that a large
+    /// file does not hold up the caller's thread or Swift's cooperative pool.
+    private static func writeTemporaryBody(_ streamed: StreamedMultipart) async throws -> URL {
+        let file = FileManager.default.temporaryDirectory
+            .appendingPathComponent("kilo-upload-\(UUID().uuidString).multipart")
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global(qos: .utility).async {
+                continuation.resume(with: Result { try streamed.encoder.encode(streamed.arguments, toFile: file) }.map { _ in })
+            }
+        }
+        return file
+    }
+
+    /// Removes a temporary file of Kilo's. Failing to remove it loses nothing: the system
+    /// clears its temporary directory in time.
+    static func removeTemporaryFile(_ file: URL) {
+        try? FileManager.default.removeItem(at: file)
     }
 }

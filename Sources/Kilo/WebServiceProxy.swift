@@ -72,6 +72,16 @@ public final class WebServiceProxy: Sendable {
         self.init(baseURL: baseURL, transport: URLSessionTransport(session: session))
     }
 
+    /// Creates a proxy with a URL session of its own, which reports upload and download progress
+    /// as bytes move.
+    ///
+    /// - Parameters:
+    ///   - configuration: The session's configuration, such as `.default` or `.ephemeral`.
+    ///   - baseURL: The URL that request paths are resolved against; end it with `/`.
+    public convenience init(configuration: URLSessionConfiguration, baseURL: URL) {
+        self.init(baseURL: baseURL, transport: URLSessionTransport(configuration: configuration))
+    }
+
     /// Creates a proxy that sends requests with any transport, such as a ``FakeTransport`` in tests.
     ///
     /// - Parameters:

@@ -97,6 +97,27 @@ public struct MultipartEncoder: Sendable {
         try write(validatedPairs(arguments), to: output)
     }
 
+    /// Checks that arguments can be encoded, without reading the files' contents: the same
+    /// checks as ``encode(_:)``, and that each file is a regular file this process may read.
+    ///
+    /// Use it to reject bad input at once when the body itself is written later.
+    ///
+    /// - Parameter arguments: The arguments to check.
+    /// - Throws: ``ArgumentEncodingError`` as ``encode(_:)`` does.
+    public func validate(_ arguments: [String: Argument]) throws {
+        for pair in try validatedPairs(arguments) {
+            guard case .file(let url) = pair.value else { continue }
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+                throw ArgumentEncodingError.unreadableFile(pair.name, url: url, reason: "The file does not exist.")
+            }
+            guard !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: url.path) else {
+                throw ArgumentEncodingError.unreadableFile(
+                    pair.name, url: url, reason: "The file is a directory or is not readable.")
+            }
+        }
+    }
+
     private func validatedPairs(_ arguments: [String: Argument]) throws -> [FlatArgument] {
         let pairs = try FlatArgument.flatten(arguments)
         for pair in pairs {

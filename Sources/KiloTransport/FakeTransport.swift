@@ -70,7 +70,9 @@ public actor FakeTransport: Transport {
     /// Records a request and answers it.
     ///
     /// A file body is read into memory when recorded, so the test can inspect it after the file
-    /// is gone.
+    /// is gone. Like a real transport, the fake writes the response body to the request's
+    /// ``TransportRequest/responseBodyFile`` when it has one, and reports the transfer's
+    /// progress when it completes.
     ///
     /// - Parameter request: The request.
     /// - Returns: The handler's response.
@@ -85,6 +87,16 @@ public actor FakeTransport: Transport {
         guard let handler else {
             throw UnexpectedRequest(request: recorded)
         }
-        return try await handler(recorded)
+        var response = try await handler(recorded)
+        if let sent = recorded.bodySize {
+            request.progress?.reportSent(sent, of: sent)
+        }
+        let received = Int64(response.body.count)
+        if let file = request.responseBodyFile {
+            try response.body.write(to: file)
+            response.body = Data()
+        }
+        request.progress?.reportReceived(received, of: received)
+        return response
     }
 }

@@ -21,6 +21,11 @@ public struct TransportRequest: Sendable, Hashable {
     /// How long the request may wait for data before it fails with `URLError.timedOut`, or `nil`
     /// for the transport's default.
     public var timeoutInterval: TimeInterval?
+    /// A file to stream the response body to, replacing any file there, instead of returning it
+    /// in ``TransportResponse/body``; `nil` keeps the body in memory.
+    public var responseBodyFile: URL?
+    /// Receives the transfer's progress, if anyone is interested.
+    public var progress: ProgressObserver?
 
     /// Creates a request.
     ///
@@ -30,18 +35,37 @@ public struct TransportRequest: Sendable, Hashable {
     ///   - headers: The header fields.
     ///   - body: The body, if any.
     ///   - timeoutInterval: The idle timeout, or `nil` for the transport's default.
+    ///   - responseBodyFile: A file to stream the response body to, or `nil` to keep it in memory.
+    ///   - progress: Receives the transfer's progress.
     public init(
         method: HTTPMethod,
         url: URL,
         headers: HTTPHeaders = [:],
         body: Body? = nil,
-        timeoutInterval: TimeInterval? = nil
+        timeoutInterval: TimeInterval? = nil,
+        responseBodyFile: URL? = nil,
+        progress: ProgressObserver? = nil
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeoutInterval = timeoutInterval
+        self.responseBodyFile = responseBodyFile
+        self.progress = progress
+    }
+
+    /// The size of the body in bytes, or `nil` when there is no body or a file body's size cannot
+    /// be read.
+    public var bodySize: Int64? {
+        switch body {
+        case .data(let data):
+            return Int64(data.count)
+        case .file(let url):
+            return FileManager.default.sizeOfItem(at: url)
+        case nil:
+            return nil
+        }
     }
 
     /// The body's bytes, reading a file body from disk.

@@ -6,69 +6,131 @@ import FoundationNetworking
 
 /// A ``Transport`` that sends requests with a `URLSession`.
 ///
-/// Data bodies are sent from memory; file bodies are streamed from disk by an upload task.
-/// Cancelling the calling Swift task cancels the `URLSessionTask`, which then fails with
-/// `URLError.cancelled`.
+/// Data bodies are sent from memory; file bodies are streamed from disk by an upload task, and a
+/// ``TransportRequest/responseBodyFile`` is filled by a download task, so bodies of any size
+/// move in bounded memory. Cancelling the calling Swift task cancels the `URLSessionTask`, which
+/// then fails with `URLError.cancelled`.
 ///
-/// ```swift
-/// let transport = URLSessionTransport(session: URLSession(configuration: .ephemeral))
-/// let response = try await transport.send(TransportRequest(method: .get, url: url))
-/// ```
+/// There are two ways to make one:
+///
+/// - ``init(configuration:)``: the transport owns its session and the session's delegate. Upload
+///   and download progress is reported as bytes move. Prefer this.
+/// - ``init(session:)``: it uses your session as it is, with completion handlers, so your
+///   session's delegate keeps working. Progress is reported only when a request starts and
+///   when it ends.
+///
+/// On Linux, a 401 or 407 response with a `WWW-Authenticate` challenge would never complete
+/// (swift-corelibs-foundation waits for credentials that no one supplies). The transport
+/// declines the challenge and returns the response, with its status and headers but an empty
+/// body.
 public struct URLSessionTransport: Transport {
     /// The session that sends requests.
     public let session: URLSession
 
-    /// Creates a transport.
+    private let owner: SessionOwner?
+
+    /// Creates a transport that sends requests with your session, as it is.
     ///
     /// - Parameter session: The session that sends requests. Keep one session for many requests:
     ///   it reuses connections.
     public init(session: URLSession = .shared) {
         self.session = session
+        self.owner = nil
+    }
+
+    /// Creates a transport with a session of its own, which reports progress as bytes move.
+    ///
+    /// The session lives as long as the transport (and its copies); then it finishes its tasks
+    /// and is invalidated. Keep one transport for many requests: it reuses connections.
+    ///
+    /// - Parameter configuration: The session's configuration, such as `.default` or `.ephemeral`.
+    public init(configuration: URLSessionConfiguration) {
+        let owner = SessionOwner(configuration: configuration)
+        self.session = owner.session
+        self.owner = owner
     }
 
     /// Sends a request with the session.
     ///
     /// - Parameter request: The request to send.
     /// - Returns: The response, whatever its status code.
-    /// - Throws: ``RequestError`` for an invalid header (nothing is sent), or the `URLError` the
-    ///   session reports.
+    /// - Throws: ``RequestError`` for an invalid header (nothing is sent), the `URLError` the
+    ///   session reports, or the file system's error if the response body file cannot be written.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try request.headers.validate()
         let urlRequest = URLRequest(request)
-        let handle = TaskHandle()
+        let transfer = SessionTransfer(request)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let task = makeTask(urlRequest, body: request.body) { data, response, error in
-                    continuation.resume(with: Self.result(data: data, response: response, error: error))
-                }
-                handle.start(task)
+                transfer.continuation = continuation
+                let task = owner.map { makeTask(urlRequest, for: transfer, delegatedTo: $0.delegate) }
+                    ?? makeTask(urlRequest, for: transfer)
+                transfer.start(task)
             }
         } onCancel: {
-            handle.cancel()
+            transfer.cancel()
         }
     }
 
+    /// Makes a task that reports to the owned session's delegate.
     private func makeTask(
-        _ request: URLRequest,
-        body: TransportRequest.Body?,
-        completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+        _ urlRequest: URLRequest,
+        for transfer: SessionTransfer,
+        delegatedTo delegate: SessionDelegate
     ) -> URLSessionTask {
-        if case .file(let fileURL) = body {
-            return session.uploadTask(with: request, fromFile: fileURL, completionHandler: completion)
+        let task: URLSessionTask
+        switch (transfer.request.body, transfer.request.responseBodyFile) {
+        case (.file(let fileURL), _):
+            task = session.uploadTask(with: urlRequest, fromFile: fileURL)
+        case (_, .some):
+            task = session.downloadTask(with: urlRequest)
+        default:
+            task = session.dataTask(with: urlRequest)
         }
-        return session.dataTask(with: request, completionHandler: completion)
+        delegate.register(transfer, for: task)
+        return task
     }
 
-    private static func result(data: Data?, response: URLResponse?, error: (any Error)?) -> Result<
-        TransportResponse, any Error
-    > {
-        if let error {
-            return .failure(error)
+    /// Makes a task that reports to completion handlers.
+    private func makeTask(_ urlRequest: URLRequest, for transfer: SessionTransfer) -> URLSessionTask {
+        let task: URLSessionTask
+        switch (transfer.request.body, transfer.request.responseBodyFile) {
+        case (.file(let fileURL), _):
+            task = session.uploadTask(with: urlRequest, fromFile: fileURL) { data, response, error in
+                transfer.finish(body: data ?? Data(), response: response, error: error)
+            }
+        case (_, .some):
+            task = session.downloadTask(with: urlRequest) { location, response, error in
+                if let location {
+                    transfer.keepDownload(at: location)
+                }
+                transfer.finish(body: Data(), response: response, error: error)
+            }
+        default:
+            task = session.dataTask(with: urlRequest) { data, response, error in
+                transfer.finish(body: data ?? Data(), response: response, error: error)
+            }
         }
-        guard let response = response as? HTTPURLResponse else {
-            return .failure(URLError(.badServerResponse))
-        }
-        return .success(TransportResponse(response, body: data ?? Data()))
+        #if canImport(FoundationNetworking)
+        task.delegate = transfer  // only to decline authentication challenges; see SessionTransfer
+        #endif
+        return task
+    }
+}
+
+/// Owns a session whose delegate is Kilo's, and invalidates it when the last transport that
+/// uses it goes away.
+private final class SessionOwner: Sendable {
+    let session: URLSession
+    let delegate: SessionDelegate
+
+    init(configuration: URLSessionConfiguration) {
+        delegate = SessionDelegate()
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
     }
 }
 
@@ -84,44 +146,5 @@ extension TransportResponse {
             headers[String(describing: name)] = String(describing: value)
         }
         self.init(statusCode: response.statusCode, headers: headers, body: body)
-    }
-}
-
-/// The `URLSessionTask` of one ``URLSessionTransport/send(_:)`` call, shared with its
-/// cancellation handler, which may run before the task exists, at the same time, or after.
-///
-/// `@unchecked Sendable`: its two stored properties are only read and written under `lock`.
-private final class TaskHandle: @unchecked Sendable {
-    private let lock = NSLock()
-    private var task: URLSessionTask?
-    private var isCancelled = false
-
-    /// Resumes `task`, or cancels it at once if cancellation came first.
-    func start(_ task: URLSessionTask) {
-        let cancelled = lock.withLock {
-            self.task = task
-            return isCancelled
-        }
-        task.resume()
-        if cancelled {
-            Self.cancelAsynchronously(task)
-        }
-    }
-
-    /// Cancels the task if it has started, or marks it to be cancelled when it starts.
-    func cancel() {
-        let task = lock.withLock {
-            isCancelled = true
-            return self.task
-        }
-        if let task {
-            Self.cancelAsynchronously(task)
-        }
-    }
-
-    /// Cancels off the calling thread: on Linux, `cancel()` racing the task's completion can
-    /// deadlock when called from a thread that the session is waiting on.
-    private static func cancelAsynchronously(_ task: URLSessionTask) {
-        DispatchQueue.global().async { task.cancel() }
     }
 }

@@ -1,0 +1,108 @@
+import Foundation
+import KiloCore
+import KiloTransport
+
+/// Downloading a response body to a file, streamed, in bounded memory.
+extension WebServiceProxy {
+    /// The most bytes of an error response's body that a download keeps in its
+    /// ``WebServiceError``.
+    public static let downloadErrorBodyLimit = 1024 * 1024
+
+    /// Downloads an operation's response body to a file.
+    ///
+    /// The body is streamed to a temporary file beside `destination`, which replaces
+    /// `destination` only when the whole body has arrived with a 2xx status. On any failure,
+    /// `destination` is left as it was and the temporary file is removed.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method; `GET` by default.
+    ///   - path: The operation's path, relative to ``baseURL``.
+    ///   - arguments: The arguments, placed as for ``invoke(_:path:arguments:content:contentType:progress:)-(_,_,_,_,_,_)``.
+    ///   - destination: The file to write.
+    ///   - progress: Receives download progress, on a background thread.
+    /// - Returns: The response's headers.
+    /// - Throws: ``WebServiceError`` for a status outside 2xx (with at most
+    ///   ``downloadErrorBodyLimit`` bytes of its body), the errors of the other `invoke` methods,
+    ///   or the file system's error if `destination` cannot be written.
+    @discardableResult
+    public func download(
+        _ method: Method = .get,
+        path: String,
+        arguments: [String: Any] = [:],
+        to destination: URL,
+        progress: TransferProgress.Handler? = nil
+    ) async throws -> HTTPHeaders {
+        let prepared = try makeDownload(method, path: path, arguments: arguments, to: destination, progress: progress)
+        return try await sendDownload(prepared, to: destination)
+    }
+
+    /// Downloads an operation's response body to a file, with a callback.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method; `GET` by default.
+    ///   - path: The operation's path, relative to ``baseURL``.
+    ///   - arguments: The arguments.
+    ///   - destination: The file to write.
+    ///   - progress: Receives download progress, on a background thread.
+    ///   - resultHandler: Receives the response's headers, or the error, on ``callbackQueue``.
+    /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
+    @discardableResult
+    public func download(
+        _ method: Method = .get,
+        path: String,
+        arguments: [String: Any] = [:],
+        to destination: URL,
+        progress: TransferProgress.Handler? = nil,
+        resultHandler: @escaping ResultHandler<HTTPHeaders>
+    ) -> RequestTask? {
+        start(
+            { try makeDownload(method, path: path, arguments: arguments, to: destination, progress: progress) },
+            perform: { try await self.sendDownload($0, to: destination) },
+            resultHandler: resultHandler)
+    }
+
+    private func makeDownload(
+        _ method: Method,
+        path: String,
+        arguments: [String: Any],
+        to destination: URL,
+        progress: TransferProgress.Handler?
+    ) throws -> PreparedRequest {
+        var prepared = try makeRequest(method, path: path, arguments: arguments, content: nil, progress: progress)
+        prepared.request.responseBodyFile = destination.deletingLastPathComponent()
+            .appendingPathComponent(".\(destination.lastPathComponent).kilo-\(UUID().uuidString)")
+        return prepared
+    }
+
+    private func sendDownload(_ prepared: PreparedRequest, to destination: URL) async throws -> HTTPHeaders {
+        guard let partial = prepared.request.responseBodyFile else { preconditionFailure("made by makeDownload") }
+        defer { Self.removeTemporaryFile(partial) }
+        return try await send(prepared) { response in
+            guard response.isSuccess else {
+                throw WebServiceError(
+                    statusCode: response.statusCode, headers: response.headers,
+                    body: try Self.prefix(of: partial, count: Self.downloadErrorBodyLimit))
+            }
+            if !FileManager.default.fileExists(atPath: partial.path) {
+                // An empty body may leave no file behind.
+                guard FileManager.default.createFile(atPath: partial.path, contents: Data()) else {
+                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: partial.path])
+                }
+            }
+            if FileManager.default.fileExists(atPath: destination.path) {
+                _ = try FileManager.default.replaceItemAt(destination, withItemAt: partial)
+            } else {
+                try FileManager.default.moveItem(at: partial, to: destination)
+            }
+            return response.headers
+        }
+    }
+
+    /// The first `count` bytes of a file, or no bytes when there is no file.
+    private static func prefix(of file: URL, count: Int) throws -> Data {
+        guard FileManager.default.fileExists(atPath: file.path) else { return Data() }
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }  // Read-only: closing cannot lose data.
+        return try handle.read(upToCount: count) ?? Data()
+    }
+}

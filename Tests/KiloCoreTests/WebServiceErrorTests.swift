@@ -1,0 +1,124 @@
+import Foundation
+import KiloCore
+import KiloTransport
+import Testing
+
+@Suite struct WebServiceErrorTests {
+    @Test func textBodyIsTheLocalizedDescription() {
+        let error = WebServiceError(
+            statusCode: 404,
+            headers: ["content-type": "text/plain; charset=utf-8"],
+            body: Data("no such user".utf8)
+        )
+        #expect(error.text == "no such user")
+        #expect(error.errorDescription == "no such user")
+        #expect(error.localizedDescription == "no such user")
+        #expect(error.description == "WebServiceError(404): no such user")
+    }
+
+    @Test func textBodyWithoutCharsetIsReadAsUTF8() {
+        let error = WebServiceError(
+            statusCode: 400,
+            headers: ["Content-Type": "text/html"],
+            body: Data("<b>café</b>".utf8)
+        )
+        #expect(error.localizedDescription == "<b>café</b>")
+    }
+
+    @Test func latin1BodyIsDecodedWithItsCharset() {
+        let body = Data([0x63, 0x61, 0x66, 0xE9, 0x20, 0x66, 0x65, 0x72, 0x6D, 0xE9])  // "café fermé" in ISO-8859-1
+        let error = WebServiceError(
+            statusCode: 503,
+            headers: ["Content-Type": "text/plain; charset=ISO-8859-1"],
+            body: body
+        )
+        #expect(error.text == "café fermé")
+        #expect(error.localizedDescription == "café fermé")
+    }
+
+    @Test func jsonBodyGivesTheReasonPhrase() {
+        let error = WebServiceError(
+            statusCode: 404,
+            headers: ["Content-Type": "application/json"],
+            body: Data(#"{"message":"no such user"}"#.utf8)
+        )
+        #expect(error.text == nil)
+        #expect(error.localizedDescription == "Not Found")
+        #expect(error.description == "WebServiceError(404): Not Found")
+    }
+
+    @Test(arguments: [
+        (400, "Bad Request"), (401, "Unauthorized"), (403, "Forbidden"), (404, "Not Found"), (409, "Conflict"),
+        (418, "I'm a teapot"), (422, "Unprocessable Content"), (429, "Too Many Requests"),
+        (500, "Internal Server Error"), (503, "Service Unavailable"), (499, "Client Error"), (599, "Server Error"),
+        (302, "Found"), (399, "Unexpected Status"), (600, "Unexpected Status"),
+    ])
+    func statusWithoutTextBodyGivesItsReasonPhrase(statusCode: Int, phrase: String) {
+        #expect(WebServiceError(statusCode: statusCode).localizedDescription == phrase)
+    }
+
+    @Test func emptyTextBodyFallsBackToTheReasonPhrase() {
+        let error = WebServiceError(statusCode: 500, headers: ["Content-Type": "text/plain"], body: Data())
+        #expect(error.localizedDescription == "Internal Server Error")
+    }
+
+    @Test func bodyWithoutContentTypeIsNotText() {
+        let error = WebServiceError(statusCode: 502, body: Data("upstream down".utf8))
+        #expect(error.contentType == nil)
+        #expect(error.text == nil)
+        #expect(error.localizedDescription == "Bad Gateway")
+    }
+
+    @Test func bodyThatIsNotValidInItsCharsetFallsBackToTheReasonPhrase() {
+        let error = WebServiceError(
+            statusCode: 500,
+            headers: ["Content-Type": "text/plain; charset=utf-8"],
+            body: Data([0xFF, 0xFE, 0xC3])
+        )
+        #expect(error.text == nil)
+        #expect(error.localizedDescription == "Internal Server Error")
+    }
+
+    @Test func contentTypeIsReadInAnyCase() {
+        let error = WebServiceError(statusCode: 400, headers: ["CONTENT-TYPE": "text/plain"])
+        #expect(error.contentType == "text/plain")
+    }
+
+    @Test func keepsTheBodyRawAndTheHeaders() {
+        let body = Data([0x00, 0xFF, 0x10])
+        let error = WebServiceError(statusCode: 500, headers: ["X-Trace": "abc"], body: body)
+        #expect(error.statusCode == 500)
+        #expect(error.body == body)
+        #expect(error.headers["x-trace"] == "abc")
+    }
+
+    private struct Problem: Decodable, Equatable {
+        var title: String
+        var at: Date
+    }
+
+    @Test func decodeBodyReadsTheServersErrorModel() throws {
+        let error = WebServiceError(
+            statusCode: 422,
+            headers: ["Content-Type": "application/problem+json"],
+            body: Data(#"{"title":"bad email","at":1700000000000}"#.utf8)
+        )
+        let problem = try error.decodeBody(Problem.self)
+        #expect(problem == Problem(title: "bad email", at: Date(timeIntervalSince1970: 1_700_000_000)))
+    }
+
+    @Test func decodeBodyThrowsDecodingErrorForAnotherShape() {
+        let error = WebServiceError(statusCode: 500, headers: ["Content-Type": "text/plain"], body: Data("oops".utf8))
+        #expect(throws: DecodingError.self) {
+            try error.decodeBody(Problem.self)
+        }
+    }
+
+    @Test func equalErrorsCompareAndHashEqual() {
+        let lhs = WebServiceError(statusCode: 404, headers: ["Content-Type": "text/plain"], body: Data("x".utf8))
+        let rhs = WebServiceError(statusCode: 404, headers: ["content-type": "text/plain"], body: Data("x".utf8))
+        #expect(lhs == rhs)
+        #expect(lhs.hashValue == rhs.hashValue)
+        #expect(lhs != WebServiceError(statusCode: 404, headers: ["Content-Type": "text/plain"], body: Data("y".utf8)))
+    }
+}

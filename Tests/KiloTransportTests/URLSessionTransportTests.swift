@@ -1,0 +1,258 @@
+import Foundation
+import KiloTransport
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Integration tests: real requests from a real `URLSession` to httpbin on 127.0.0.1.
+///
+/// `Scripts/test.sh` starts httpbin and sets `KILO_HTTPBIN_URL`; without it the suite is skipped.
+@Suite(
+    .enabled(
+        if: ProcessInfo.processInfo.environment["KILO_HTTPBIN_URL"] != nil,
+        "needs KILO_HTTPBIN_URL (run Scripts/test.sh)"
+    )
+)
+struct URLSessionTransportTests {
+    /// One session for the whole suite: creating and invalidating sessions per request has been
+    /// reported to crash in teardown on Linux.
+    private static let session = URLSession(configuration: .ephemeral)
+
+    private let transport = URLSessionTransport(session: Self.session)
+    private let baseURL: URL
+
+    init() throws {
+        let string = try #require(ProcessInfo.processInfo.environment["KILO_HTTPBIN_URL"])
+        baseURL = try #require(URL(string: string))
+    }
+
+    /// What httpbin says it received.
+    private struct Echo: Decodable {
+        var args: [String: String]
+        var data: String?
+        var headers: [String: String]
+
+        /// The echoed request headers, looked up without regard to case.
+        var requestHeaders: HTTPHeaders { HTTPHeaders(headers) }
+    }
+
+    private func url(_ pathAndQuery: String) throws -> URL {
+        try #require(URL(string: pathAndQuery, relativeTo: baseURL)?.absoluteURL)
+    }
+
+    private func echo(of response: TransportResponse) throws -> Echo {
+        try JSONDecoder().decode(Echo.self, from: response.body)
+    }
+
+    @Test func getReturns200AndTheServerSeesTheQuery() async throws {
+        let response = try await transport.send(
+            TransportRequest(method: .get, url: url("get?name=Ann&n=1"), headers: ["X-Token": "abc"])
+        )
+        #expect(response.statusCode == 200)
+        #expect(response.isSuccess)
+        let echo = try echo(of: response)
+        #expect(echo.args == ["name": "Ann", "n": "1"])
+        #expect(echo.requestHeaders["x-token"] == "abc")
+    }
+
+    @Test func dataBodyAndContentTypeArriveIntact() async throws {
+        let json = #"{"name":"Ann","tags":["a","b"],"note":"caf\u00e9 & +"}"#
+        let response = try await transport.send(
+            TransportRequest(
+                method: .post,
+                url: url("post"),
+                headers: ["Content-Type": "application/json; charset=utf-8", "X-Token": "abc"],
+                body: .data(Data(json.utf8))
+            )
+        )
+        #expect(response.statusCode == 200)
+        let echo = try echo(of: response)
+        #expect(echo.data == json)
+        #expect(echo.requestHeaders["content-type"] == "application/json; charset=utf-8")
+        #expect(echo.requestHeaders["content-length"] == String(json.utf8.count))
+        #expect(echo.requestHeaders["x-token"] == "abc")
+    }
+
+    @Test func dataBodyWithoutContentTypeArrivesAsOctetStream() async throws {
+        let response = try await transport.send(
+            TransportRequest(method: .put, url: url("put"), body: .data(Data("a=1&b=2".utf8)))
+        )
+        let echo = try echo(of: response)
+        #expect(echo.data == "a=1&b=2")
+        #expect(echo.requestHeaders["content-type"] == "application/octet-stream")
+    }
+
+    @Test func fileBodyIsStreamedWithItsLength() async throws {
+        let size = 1 << 20
+        var generator = SystemRandomNumberGenerator()
+        let contents = Data((0..<size).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("kilo-upload-\(UUID().uuidString).bin")
+        try contents.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        let response = try await transport.send(
+            TransportRequest(
+                method: .post,
+                url: url("post"),
+                headers: ["Content-Type": "application/octet-stream"],
+                body: .file(file)
+            )
+        )
+        #expect(response.statusCode == 200)
+        let echo = try echo(of: response)
+        #expect(echo.requestHeaders["content-length"] == String(size))
+        #expect(echo.requestHeaders["transfer-encoding"] == nil)
+        // httpbin echoes a non-UTF-8 body as a base64 data URL.
+        let prefix = "data:application/octet-stream;base64,"
+        let data = try #require(echo.data)
+        #expect(data.hasPrefix(prefix))
+        let received = try #require(Data(base64Encoded: String(data.dropFirst(prefix.count))))
+        #expect(received.count == size)
+        #expect(received == contents)
+    }
+
+    @Test func missingFileBodyThrowsURLError() async throws {
+        let missing = URL(fileURLWithPath: "/nonexistent/kilo-\(UUID().uuidString).bin")
+        await #expect(throws: URLError.self) {
+            try await transport.send(
+                TransportRequest(
+                    method: .post,
+                    url: try url("post"),
+                    headers: ["Content-Type": "application/octet-stream"],
+                    body: .file(missing)
+                )
+            )
+        }
+    }
+
+    @Test(arguments: [404, 500, 503])
+    func errorStatusIsReturnedNotThrown(statusCode: Int) async throws {
+        let response = try await transport.send(TransportRequest(method: .get, url: url("status/\(statusCode)")))
+        #expect(response.statusCode == statusCode)
+        #expect(!response.isSuccess)
+    }
+
+    /// A 401 carries `WWW-Authenticate: Basic realm="Fake Realm"`. On Linux with Swift 6.3.1, a
+    /// request whose session has no delegate to answer the challenge never completes, and its
+    /// `timeoutInterval` does not end it; a watchdog cancels it after 10 s so the suite goes on.
+    @Test(.timeLimit(.minutes(1)))
+    func unauthorizedWithChallengeIsReturnedNotThrown() async throws {
+        let request = TransportRequest(method: .get, url: try url("status/401"), timeoutInterval: 5)
+        let transport = self.transport
+        let started = ContinuousClock.now
+        let task = Task { try await transport.send(request) }
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(10))
+            task.cancel()
+        }
+        defer { watchdog.cancel() }
+        do {
+            let response = try await task.value
+            #expect(response.statusCode == 401)
+            #expect(response.headers["www-authenticate"] == #"Basic realm="Fake Realm""#)
+        } catch let error as URLError where error.code == .cancelled {
+            Issue.record(
+                """
+                /status/401 gave no response in \(ContinuousClock.now - started) although timeoutInterval \
+                is 5 s: the request hangs on the WWW-Authenticate challenge until cancelled
+                """
+            )
+        }
+    }
+
+    @Test func responseHeadersAreReadableInAnyCase() async throws {
+        let response = try await transport.send(
+            TransportRequest(method: .get, url: url("response-headers?X-Test=abc"))
+        )
+        #expect(response.statusCode == 200)
+        #expect(response.headers["x-test"] == "abc")
+        #expect(response.headers["X-TEST"] == "abc")
+        #expect(response.headers["content-type"]?.hasPrefix("application/json") == true)
+    }
+
+    @Test func cancellingTheTaskCancelsTheRequestPromptly() async throws {
+        let request = TransportRequest(method: .get, url: try url("delay/5"))
+        let transport = self.transport
+        let started = ContinuousClock.now
+        let task = Task { try await transport.send(request) }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        let error = await #expect(throws: URLError.self) {
+            try await task.value
+        }
+        #expect(error?.code == .cancelled)
+        #expect(ContinuousClock.now - started < .seconds(4))
+    }
+
+    @Test func taskCancelledBeforeSendingFailsAtOnce() async throws {
+        let request = TransportRequest(method: .get, url: try url("delay/5"))
+        let transport = self.transport
+        let started = ContinuousClock.now
+        let task = Task {
+            // Cancelled during this sleep, so `send` starts in an already-cancelled task.
+            try? await Task.sleep(for: .seconds(30))
+            return try await transport.send(request)
+        }
+        task.cancel()
+        let error = await #expect(throws: URLError.self) {
+            try await task.value
+        }
+        #expect(error?.code == .cancelled)
+        #expect(ContinuousClock.now - started < .seconds(4))
+    }
+
+    @Test func slowResponseTimesOut() async throws {
+        let error = await #expect(throws: URLError.self) {
+            try await transport.send(TransportRequest(method: .get, url: try url("delay/4"), timeoutInterval: 1))
+        }
+        #expect(error?.code == .timedOut)
+    }
+
+    @Test func closedPortThrowsURLError() async throws {
+        let port = try Self.closedPort()
+        let closedURL = try #require(URL(string: "http://127.0.0.1:\(port)/get"))
+        let error = await #expect(throws: URLError.self) {
+            try await transport.send(TransportRequest(method: .get, url: closedURL))
+        }
+        #expect(error?.code == .cannotConnectToHost)
+    }
+
+    @Test(arguments: ["abc\r\nX-Injected: 1", "abc\n", "abc\r"])
+    func headerValueWithLineBreakThrowsBeforeSending(value: String) async throws {
+        await #expect(throws: RequestError.invalidHeaderValue("X-Token")) {
+            try await transport.send(
+                TransportRequest(method: .get, url: try url("get"), headers: ["X-Token": value])
+            )
+        }
+    }
+
+    /// A TCP port on 127.0.0.1 that nothing listens on: bound, then closed.
+    private static func closedPort() throws -> UInt16 {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(fd, address, length) == 0 && getsockname(fd, address, &length) == 0
+            }
+        }
+        try #require(bound)
+        return UInt16(bigEndian: address.sin_port)
+    }
+}
