@@ -24,6 +24,7 @@ It binds to 127.0.0.1 only. Every endpoint answers JSON unless noted otherwise:
     GET  /text, /csv                      text/plain and text/csv bodies
     GET  /empty                           204, empty body
     GET  /slow?seconds=S                  sleeps S seconds (at most 30), then {"slept": S}
+    GET  /bytes?n=N                       N bytes, byte i being i % 251, streamed
     GET  /health                          200, text/plain "ok"
 """
 
@@ -194,6 +195,29 @@ def slow():
         return bad_request("seconds must be a number")
     time.sleep(seconds)
     return jsonify(slept=seconds)
+
+
+@app.get("/bytes")
+def stream_bytes():
+    """Streams N bytes of a fixed pattern (byte i is i % 251), with a Content-Length."""
+    try:
+        count = int(request.args.get("n", "0"))
+    except ValueError:
+        return bad_request("n must be a whole number")
+    if count < 0:
+        return bad_request("n must not be negative")
+    pattern = bytes(i % 251 for i in range(251 * 256))
+
+    def generate():
+        sent = 0
+        while sent < count:
+            offset = sent % 251
+            chunk = pattern[offset:offset + min(len(pattern) - offset, count - sent)]
+            sent += len(chunk)
+            yield chunk
+
+    return Response(generate(), content_type="application/octet-stream",
+                    headers={"Content-Length": str(count)})
 
 
 @app.get("/health")

@@ -89,10 +89,9 @@ extension WebServiceProxy {
                     throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: partial.path])
                 }
             }
-            if FileManager.default.fileExists(atPath: destination.path) {
-                _ = try FileManager.default.replaceItemAt(destination, withItemAt: partial)
-            } else {
-                try FileManager.default.moveItem(at: partial, to: destination)
+            // rename(2) replaces the destination atomically: readers see the old file or the new one.
+            guard rename(partial.path, destination.path) == 0 else {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO, userInfo: [NSFilePathErrorKey: destination.path])
             }
             return response.headers
         }
