@@ -93,6 +93,29 @@ public final class WebServiceProxy: Sendable {
         self.settings = Locked(Settings())
     }
 
+    private init(baseURL: URL, transport: any Transport, settings: Settings) {
+        self.baseURL = baseURL
+        self.transport = transport
+        self.settings = Locked(settings)
+    }
+
+    /// Returns a proxy for requests that need a timeout of their own.
+    ///
+    /// The new proxy shares this one's transport (and so its connections) and starts with a
+    /// copy of its settings:
+    ///
+    /// ```swift
+    /// let report: Report = try await proxy.withTimeout(120).invoke(.get, path: "reports/yearly")
+    /// ```
+    ///
+    /// - Parameter timeoutInterval: The new proxy's ``timeoutInterval``.
+    /// - Returns: The new proxy.
+    public func withTimeout(_ timeoutInterval: TimeInterval?) -> WebServiceProxy {
+        var settings = currentSettings
+        settings.timeoutInterval = timeoutInterval
+        return WebServiceProxy(baseURL: baseURL, transport: transport, settings: settings)
+    }
+
     /// How POST arguments are encoded in the body. The default is
     /// ``Encoding/applicationXWWWFormURLEncoded``.
     public var encoding: Encoding {
@@ -118,7 +141,8 @@ public final class WebServiceProxy: Sendable {
 
     /// How long a request may wait for data before it fails with `URLError.timedOut`; `nil`, the
     /// default, leaves it to the transport (for a URL session, its configuration's
-    /// `timeoutIntervalForRequest`).
+    /// `timeoutIntervalForRequest`). The timer restarts whenever data arrives. Use
+    /// ``withTimeout(_:)`` for a request that needs its own.
     public var timeoutInterval: TimeInterval? {
         get { settings.withLock { $0.timeoutInterval } }
         set { settings.withLock { $0.timeoutInterval = newValue } }

@@ -19,7 +19,13 @@ extension URLRequest {
             setValue(field.value, forHTTPHeaderField: field.name)
         }
         if let timeoutInterval = request.timeoutInterval {
+            #if canImport(FoundationNetworking)
+            // Linux's URLSession truncates timeouts to whole seconds, so 0.5 s would expire at
+            // once: round up instead.
+            self.timeoutInterval = max(1, timeoutInterval.rounded(.up))
+            #else
             self.timeoutInterval = timeoutInterval
+            #endif
         }
         if request.body != nil, request.headers["Content-Type"] == nil {
             setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")

@@ -1,0 +1,53 @@
+/// A ``Transport`` that lets a ``RequestInterceptor`` adapt each request and ask for retries.
+public struct InterceptingTransport: Transport {
+    /// The transport that sends each attempt.
+    public let transport: any Transport
+    /// The interceptor.
+    public let interceptor: any RequestInterceptor
+    /// The most attempts in all, however often the interceptor asks for another.
+    public let maximumAttempts: Int
+
+    /// Creates an intercepting transport.
+    ///
+    /// - Parameters:
+    ///   - transport: The transport that sends each attempt.
+    ///   - interceptor: Adapts requests and decides on retries.
+    ///   - maximumAttempts: The most attempts in all, the first included; 2 lets an interceptor
+    ///     refresh a token once.
+    public init(_ transport: any Transport, interceptor: any RequestInterceptor, maximumAttempts: Int = 2) {
+        self.transport = transport
+        self.interceptor = interceptor
+        self.maximumAttempts = maximumAttempts
+    }
+
+    /// Adapts and sends a request, and again while the interceptor asks and attempts remain.
+    ///
+    /// - Parameter request: The request to send.
+    /// - Returns: The last attempt's response.
+    /// - Throws: What ``RequestInterceptor/adapt(_:)`` throws, or the last attempt's error.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        var attempt = 1
+        while true {
+            let adapted = try await interceptor.adapt(request)
+            let outcome = await Result { try await transport.send(adapted) }
+            guard attempt < maximumAttempts, !Task.isCancelled,
+                await interceptor.shouldRetry(adapted, after: outcome, attempt: attempt)
+            else {
+                return try outcome.get()
+            }
+            attempt += 1
+        }
+    }
+}
+
+extension Transport {
+    /// Wraps this transport in one that lets `interceptor` adapt requests and ask for retries.
+    ///
+    /// - Parameters:
+    ///   - interceptor: Adapts requests and decides on retries.
+    ///   - maximumAttempts: The most attempts in all.
+    /// - Returns: The intercepting transport.
+    public func intercepted(by interceptor: any RequestInterceptor, maximumAttempts: Int = 2) -> InterceptingTransport {
+        InterceptingTransport(self, interceptor: interceptor, maximumAttempts: maximumAttempts)
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// When and how soon to send a failed request again.
+///
+/// The default policy makes at most three attempts, waits about 0.5 s, then 1 s (exponential
+/// backoff, with jitter so that many clients do not retry in step), and retries only
+///
+/// - idempotent methods: GET, PUT, DELETE, HEAD and OPTIONS (a POST is retried only if you add
+///   it to ``retriedMethods``);
+/// - after a connection error or a timeout (see ``retriedErrorCodes``), or a 408, 429, 502, 503
+///   or 504 response.
+///
+/// A `Retry-After` header (seconds or an HTTP date) sets the delay instead; if it asks for more
+/// than ``maximumDelay``, the response is returned as it is.
+///
+/// Every function here is pure; ``RetryingTransport`` does the waiting.
+public struct RetryPolicy: Sendable, Hashable {
+    /// The most attempts in all, the first included. `1` never retries.
+    public var maximumAttempts: Int
+    /// The delay before the second attempt, in seconds, before jitter.
+    public var initialDelay: TimeInterval
+    /// What each delay is multiplied by for the next attempt.
+    public var multiplier: Double
+    /// The longest delay, in seconds, whether from backoff or from `Retry-After`.
+    public var maximumDelay: TimeInterval
+    /// The methods that may be retried.
+    public var retriedMethods: Set<HTTPMethod>
+    /// The response statuses that are retried.
+    public var retriedStatusCodes: Set<Int>
+    /// The `URLError` codes that are retried: failures to connect, lost connections and timeouts.
+    public var retriedErrorCodes: Set<URLError.Code>
+
+    /// Creates a policy.
+    ///
+    /// - Parameters:
+    ///   - maximumAttempts: The most attempts in all, the first included.
+    ///   - initialDelay: The delay before the second attempt, in seconds.
+    ///   - multiplier: What each delay is multiplied by for the next attempt.
+    ///   - maximumDelay: The longest delay, in seconds.
+    ///   - retriedMethods: The methods that may be retried; the idempotent ones by default.
+    ///   - retriedStatusCodes: The statuses that are retried.
+    ///   - retriedErrorCodes: The `URLError` codes that are retried.
+    public init(
+        maximumAttempts: Int = 3,
+        initialDelay: TimeInterval = 0.5,
+        multiplier: Double = 2,
+        maximumDelay: TimeInterval = 30,
+        retriedMethods: Set<HTTPMethod> = [.get, .put, .delete, .head, .options],
+        retriedStatusCodes: Set<Int> = [408, 429, 502, 503, 504],
+        retriedErrorCodes: Set<URLError.Code> = [
+            .timedOut, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .networkConnectionLost,
+            .notConnectedToInternet,
+        ]
+    ) {
+        self.maximumAttempts = maximumAttempts
+        self.initialDelay = initialDelay
+        self.multiplier = multiplier
+        self.maximumDelay = maximumDelay
+        self.retriedMethods = retriedMethods
+        self.retriedStatusCodes = retriedStatusCodes
+        self.retriedErrorCodes = retriedErrorCodes
+    }
+
+    /// The default policy.
+    public static let `default` = RetryPolicy()
+
+    /// How long to wait before sending `request` again, or `nil` to stop and return `outcome`.
+    ///
+    /// - Parameters:
+    ///   - request: The request that was sent.
+    ///   - outcome: What the attempt gave.
+    ///   - attempt: The number of the attempt that gave it, from 1.
+    ///   - jitter: A random number in `0..<1`; the backoff delay is scaled to between half and
+    ///     all of itself by it.
+    ///   - now: The current date, to read a `Retry-After` date against.
+    /// - Returns: The delay in seconds, or `nil`.
+    public func delay(
+        before request: TransportRequest,
+        isSentAgainAfter outcome: Result<TransportResponse, any Error>,
+        attempt: Int,
+        jitter: Double,
+        now: Date = Date()
+    ) -> TimeInterval? {
+        guard attempt < maximumAttempts, retriedMethods.contains(request.method) else { return nil }
+        switch outcome {
+        case .success(let response):
+            guard retriedStatusCodes.contains(response.statusCode) else { return nil }
+            if let header = response.headers["Retry-After"], let wait = Self.retryAfter(header, now: now) {
+                return wait <= maximumDelay ? wait : nil
+            }
+        case .failure(let error):
+            guard let error = error as? URLError, retriedErrorCodes.contains(error.code) else { return nil }
+        }
+        let backoff = min(maximumDelay, initialDelay * pow(multiplier, Double(attempt - 1)))
+        return backoff * (0.5 + 0.5 * min(max(jitter, 0), 1))
+    }
+
+    /// The delay a `Retry-After` value asks for, in seconds.
+    ///
+    /// - Parameters:
+    ///   - value: Whole seconds (`120`) or an HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`).
+    ///   - now: The current date.
+    /// - Returns: The delay, never negative, or `nil` when the value is neither form.
+    public static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(trimmed) {
+            return seconds >= 0 ? TimeInterval(seconds) : nil
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: trimmed) else { return nil }
+        return max(0, date.timeIntervalSince(now))
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// A ``Transport`` that sends a request again, as a ``RetryPolicy`` says, when it fails.
+///
+/// ```swift
+/// let transport = URLSessionTransport(configuration: .default).retrying(.default)
+/// let proxy = WebServiceProxy(baseURL: baseURL, transport: transport)
+/// ```
+///
+/// Cancelling the calling task stops the transfer and any pending retry: the wait throws
+/// `CancellationError`, which ``WebServiceProxy`` reports as `URLError(.cancelled)`.
+public struct RetryingTransport: Transport {
+    /// The transport that sends each attempt.
+    public let transport: any Transport
+    /// When and how soon to retry.
+    public let policy: RetryPolicy
+
+    private let sleep: @Sendable (TimeInterval) async throws -> Void
+    private let random: @Sendable () -> Double
+
+    /// Creates a retrying transport.
+    ///
+    /// - Parameters:
+    ///   - transport: The transport that sends each attempt.
+    ///   - policy: When and how soon to retry.
+    ///   - sleep: Waits the given number of seconds; tests may pass a function that records the
+    ///     delays and returns at once. It must throw when the task is cancelled.
+    ///   - random: Returns a number in `0..<1` for jitter.
+    public init(
+        _ transport: any Transport,
+        policy: RetryPolicy = .default,
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.transport = transport
+        self.policy = policy
+        self.sleep = sleep
+        self.random = random
+    }
+
+    /// Sends a request, and again while the policy says so.
+    ///
+    /// - Parameter request: The request to send.
+    /// - Returns: The last attempt's response.
+    /// - Throws: The last attempt's error, or `CancellationError` if cancelled while waiting.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        var attempt = 1
+        while true {
+            let outcome = await Result { try await transport.send(request) }
+            guard !Task.isCancelled,
+                let delay = policy.delay(before: request, isSentAgainAfter: outcome, attempt: attempt, jitter: random())
+            else {
+                return try outcome.get()
+            }
+            try await sleep(delay)
+            attempt += 1
+        }
+    }
+}
+
+extension Transport {
+    /// Wraps this transport in one that retries failed requests.
+    ///
+    /// - Parameter policy: When and how soon to retry.
+    /// - Returns: The retrying transport.
+    public func retrying(_ policy: RetryPolicy = .default) -> RetryingTransport {
+        RetryingTransport(self, policy: policy)
+    }
+}
+
+extension Result where Failure == any Error {
+    /// Captures the outcome of an `async` throwing function.
+    init(catching body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
+    }
+}
