@@ -1,0 +1,97 @@
+import Foundation
+import Kilo
+import Testing
+
+@Suite struct WebServiceProxyDownloadsTests {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("kilo-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    @Test func aDownloadWritesTheBodyToTheDestinationAndReturnsTheHeaders() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
+        let transport = FakeTransport(statusCode: 200, data: Data([1, 2, 3]), headers: ["Content-Type": "image/png"])
+        let destination = directory.appendingPathComponent("logo.png")
+        let headers = try await makeProxy(transport).download(path: "logo", arguments: ["size": 2], to: destination)
+        #expect(headers["content-type"] == "image/png")
+        #expect(try Data(contentsOf: destination) == Data([1, 2, 3]))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["logo.png"])
+        #expect(await transport.requests.first?.url.query == "size=2")
+    }
+
+    @Test func aFailedDownloadKeepsTheOldFileAndReportsTheErrorBody() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
+        let destination = directory.appendingPathComponent("report.csv")
+        try Data("old".utf8).write(to: destination)
+        let transport = FakeTransport(statusCode: 404, body: "no such report")
+        let error = await #expect(throws: WebServiceError.self) {
+            try await makeProxy(transport).download(path: "report", to: destination)
+        }
+        #expect(error?.statusCode == 404)
+        #expect(error?.localizedDescription == "no such report")
+        #expect(try Data(contentsOf: destination) == Data("old".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["report.csv"])
+    }
+
+    @Test func aCallbackDownloadDeliversTheHeadersOnTheCallbackQueue() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
+        let queue = DispatchQueue(label: "kilo.tests.downloads")
+        let proxy = makeProxy(FakeTransport(statusCode: 200, body: "hello"), queue: queue)
+        let destination = directory.appendingPathComponent("hello.txt")
+        let delivered: Result<HTTPHeaders, any Error> = await result { handler in
+            proxy.download(path: "hello", to: destination) { result in
+                dispatchPrecondition(condition: .onQueue(queue))
+                handler(result)
+            }
+        }
+        #expect(try delivered.get()["content-type"] == "text/plain; charset=utf-8")
+        #expect(try String(contentsOf: destination, encoding: .utf8) == "hello")
+    }
+}
+
+@Suite struct WebServiceProxyProgressAndTimeoutTests {
+    @Test func progressEndsWithEveryByteSentAndReceived() async throws {
+        let transport = FakeTransport(statusCode: 200, body: "[1,2,3]")
+        let reports = Reports()
+        let numbers: [Int] = try await makeProxy(transport).invoke(.post, path: "n", arguments: ["a": "bc"]) {
+            reports.append($0)
+        }
+        #expect(numbers == [1, 2, 3])
+        let last = try #require(reports.all.last)
+        #expect(last.bytesSent == 4)
+        #expect(last.bytesReceived == 7)
+        #expect(last.fractionSent == 1)
+        #expect(last.fractionReceived == 1)
+    }
+
+    @Test func withTimeoutMakesAProxyWithItsOwnTimeoutAndTheSameSettings() async throws {
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        let proxy = makeProxy(transport)
+        proxy.headers = ["X-Token": "abc"]
+        proxy.timeoutInterval = 30
+        let quick = proxy.withTimeout(2)
+        try await quick.invoke(.get, path: "quick")
+        try await proxy.invoke(.get, path: "slow")
+        let requests = await transport.requests
+        #expect(requests.map(\.timeoutInterval) == [2, 30])
+        #expect(requests.map { $0.headers["X-Token"] } == ["abc", "abc"])
+        #expect(quick.baseURL == proxy.baseURL)
+    }
+}
+
+/// Collects progress reports from any thread.
+final class Reports: @unchecked Sendable {
+    // `@unchecked Sendable`: `reports` is only read and written under `lock`.
+    private let lock = NSLock()
+    private var reports: [TransferProgress] = []
+
+    func append(_ progress: TransferProgress) {
+        lock.withLock { reports.append(progress) }
+    }
+
+    var all: [TransferProgress] {
+        lock.withLock { reports }
+    }
+}
