@@ -98,9 +98,11 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The delay a `Retry-After` value asks for, in seconds.
     ///
     /// - Parameters:
-    ///   - value: Whole seconds (`120`) or an HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`).
+    ///   - value: Whole seconds (`120`) or an HTTP date in any of the three forms RFC 9110 asks
+    ///     recipients to read (`Sun, 06 Nov 1994 08:49:37 GMT`, `Sunday, 06-Nov-94 08:49:37 GMT`,
+    ///     `Sun Nov  6 08:49:37 1994`).
     ///   - now: The current date.
-    /// - Returns: The delay, never negative, or `nil` when the value is neither form.
+    /// - Returns: The delay, never negative, or `nil` when the value is none of these forms.
     public static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(trimmed) {
@@ -109,8 +111,12 @@ public struct RetryPolicy: Sendable, Hashable {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: trimmed) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: trimmed.replacingOccurrences(of: "  ", with: " ")) {
+                return max(0, date.timeIntervalSince(now))
+            }
+        }
+        return nil
     }
 }

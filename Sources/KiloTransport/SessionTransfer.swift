@@ -102,7 +102,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
             if let challengedResponse, !isCancelled, (error as? URLError)?.code == .cancelled {
                 return .success(TransportResponse(challengedResponse, body: Data()))
             }
-            return .failure(error)
+            return .failure((error as? URLError)?.normalized() ?? error)
         }
         if let downloadError {
             return .failure(downloadError)

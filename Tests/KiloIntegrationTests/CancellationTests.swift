@@ -1,0 +1,148 @@
+import Foundation
+import Kilo
+import Testing
+
+/// Checks that cancelling a request in flight stops it quickly and reports `URLError.cancelled`
+/// exactly once.
+@Suite(
+    .enabled(if: Servers.httpbin != nil, "needs KILO_HTTPBIN_URL (run Scripts/test.sh)"),
+    .enabled(if: Servers.sample != nil, "needs KILO_SAMPLE_URL (run Scripts/test.sh)")
+)
+struct CancellationTests {
+    /// How long a test waits after the first result, to catch a second call of the handler.
+    private static let settleTime = Duration.seconds(1)
+
+    /// Generous: the servers answer only after 5 seconds, so a cancelled request returns well before.
+    private static let quickly = Duration.seconds(4)
+
+    // MARK: Callbacks
+
+    @Test func callbackCancelDuringHttpbinDelayReportsCancelledOnce() async throws {
+        let proxy = try Servers.httpbinProxy()
+        proxy.callbackQueue = CallbackQueues.make("cancel.httpbin")
+        let start = ContinuousClock.now
+        let outcome: CallbackOutcome<HttpbinEcho> = try await callback { handler in
+            let task = proxy.invoke(.get, path: "delay/5", resultHandler: handler)
+            Self.cancel(task, after: .milliseconds(300))
+            return task
+        }
+        #expect(ContinuousClock.now - start < Self.quickly)
+        #expect((outcome.error as? URLError)?.code == .cancelled)
+        #expect(outcome.queueLabel == "cancel.httpbin")
+        #expect(outcome.task?.isCancelled == true)
+        try await Task.sleep(for: Self.settleTime)
+        #expect(outcome.handlerCalls.current == 1)
+    }
+
+    @Test func callbackCancelDuringSlowSampleRequestReportsCancelledOnce() async throws {
+        let proxy = try Servers.sampleProxy()  // results on the main queue, the default
+        let start = ContinuousClock.now
+        let outcome: CallbackOutcome<Slept> = try await callback { handler in
+            let task = proxy.invoke(.get, path: "slow", arguments: ["seconds": 5], resultHandler: handler)
+            Self.cancel(task, after: .milliseconds(300))
+            return task
+        }
+        #expect(ContinuousClock.now - start < Self.quickly)
+        #expect((outcome.error as? URLError)?.code == .cancelled)
+        #expect(outcome.queueLabel == "main")
+        try await Task.sleep(for: Self.settleTime)
+        #expect(outcome.handlerCalls.current == 1)
+    }
+
+    @Test func callbackCancelRightAfterStartReportsCancelledOnce() async throws {
+        let proxy = try Servers.sampleProxy()
+        proxy.callbackQueue = CallbackQueues.make("cancel.immediate")
+        let outcome: CallbackOutcome<Slept> = try await callback { handler in
+            let task = proxy.invoke(.get, path: "slow", arguments: ["seconds": 5], resultHandler: handler)
+            task?.cancel()
+            return task
+        }
+        #expect((outcome.error as? URLError)?.code == .cancelled)
+        try await Task.sleep(for: Self.settleTime)
+        #expect(outcome.handlerCalls.current == 1)
+    }
+
+    @Test func callbackCancelAfterCompletionChangesNothing() async throws {
+        let proxy = try Servers.sampleProxy()
+        proxy.callbackQueue = CallbackQueues.make("cancel.late")
+        let outcome: CallbackOutcome<[Int]> = try await callback {
+            proxy.invoke(.get, path: "fibonacci", arguments: ["count": 4], resultHandler: $0)
+        }
+        outcome.task?.cancel()
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try outcome.get() == [0, 1, 1, 2])
+        #expect(outcome.handlerCalls.current == 1)
+    }
+
+    @Test func cancellingOneCallbackRequestLeavesOthersRunning() async throws {
+        let proxy = try Servers.sampleProxy()
+        proxy.callbackQueue = CallbackQueues.make("cancel.one-of-two")
+        async let kept: CallbackOutcome<Slept> = callback {
+            proxy.invoke(.get, path: "slow", arguments: ["seconds": 1], resultHandler: $0)
+        }
+        let cancelled: CallbackOutcome<Slept> = try await callback { handler in
+            let task = proxy.invoke(.get, path: "slow", arguments: ["seconds": 5], resultHandler: handler)
+            Self.cancel(task, after: .milliseconds(200))
+            return task
+        }
+        #expect((cancelled.error as? URLError)?.code == .cancelled)
+        #expect(try await kept.get().slept == 1)
+    }
+
+    private static func cancel(_ task: RequestTask?, after delay: Duration) {
+        Task {
+            try await Task.sleep(for: delay)
+            task?.cancel()
+        }
+    }
+
+    // MARK: async
+
+    @Test func asyncCancelDuringHttpbinDelayThrowsCancelled() async throws {
+        let proxy = try Servers.httpbinProxy()
+        let start = ContinuousClock.now
+        let request = Task { () async throws -> HttpbinEcho in
+            try await proxy.invoke(.get, path: "delay/5")
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        request.cancel()
+        let result = await request.result
+        #expect(ContinuousClock.now - start < Self.quickly)
+        #expect((result.failure as? URLError)?.code == .cancelled)
+    }
+
+    @Test func asyncCancelDuringSlowSampleRequestThrowsCancelled() async throws {
+        let proxy = try Servers.sampleProxy()
+        let start = ContinuousClock.now
+        let request = Task { () async throws -> Slept in
+            try await proxy.invoke(.get, path: "slow", arguments: ["seconds": 5])
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        request.cancel()
+        let result = await request.result
+        #expect(ContinuousClock.now - start < Self.quickly)
+        #expect((result.failure as? URLError)?.code == .cancelled)
+    }
+
+    @Test func asyncCancelDuringVoidAndHandlerRequestsThrowsCancelled() async throws {
+        let proxy = try Servers.httpbinProxy()
+        let void = Task { try await proxy.invoke(.post, path: "delay/5", arguments: ["a": 1]) }
+        let handled = Task {
+            try await proxy.invoke(.get, path: "delay/5", responseHandler: { content, _ in content.count })
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        void.cancel()
+        handled.cancel()
+        #expect((await void.result.failure as? URLError)?.code == .cancelled)
+        #expect((await handled.result.failure as? URLError)?.code == .cancelled)
+    }
+
+    @Test func asyncCancelBeforeSendingThrowsCancelled() async throws {
+        let proxy = try Servers.sampleProxy()
+        let request = Task { () async throws -> [Int] in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await proxy.invoke(.get, path: "fibonacci", arguments: ["count": 3])
+        }
+        #expect((await request.result.failure as? URLError)?.code == .cancelled)
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Kilo
+import Testing
+
+/// Bodies larger than memory should hold: streamed multipart uploads, progress, downloads to
+/// file. Serialized, so that no other upload creates temporary files while one test counts them.
+@Suite(.serialized, .enabled(if: Servers.sample != nil, "needs KILO_SAMPLE_URL (run Scripts/test.sh)"))
+struct LargeBodyTests {
+    /// More than ``WebServiceProxy/multipartMemoryLimit``, so the body is streamed from a file.
+    static let largeSize = Int(WebServiceProxy.multipartMemoryLimit) + 1_500_001
+
+    /// A proxy whose transport owns its session, so progress is reported as bytes move.
+    func progressProxy() throws -> WebServiceProxy {
+        let proxy = WebServiceProxy(
+            configuration: .ephemeral, baseURL: try #require(Servers.sample, "KILO_SAMPLE_URL is not set"))
+        proxy.encoding = .multipartFormData
+        return proxy
+    }
+
+    /// The names of Kilo's temporary upload files.
+    func temporaryUploads() throws -> Set<String> {
+        Set(
+            try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
+                .filter { $0.hasPrefix("kilo-upload-") })
+    }
+
+    @Test func aLargeFileArrivesByteExactAndItsTemporaryBodyIsRemoved() async throws {
+        let directory = try TemporaryDirectory()
+        let data = Fixtures.bytes(count: Self.largeSize, seed: 7)
+        let file = try directory.write(data, named: "large.bin")
+        let before = try temporaryUploads()
+        let proxy = try progressProxy()
+        let echo: MultipartEcho = try await proxy.invoke(
+            .post, path: "echo/multipart", arguments: ["title": "big", "file": file])
+        let uploaded = try #require(echo.files["file"]?.first)
+        #expect(uploaded.size == data.count)
+        #expect(uploaded.sha256 == SHA256.hexDigest(data))
+        #expect(uploaded.filename == "large.bin")
+        #expect(echo.form["title"] == ["big"])
+        #expect(try temporaryUploads() == before)
+    }
+
+    @Test func uploadProgressIsMonotonicAndReachesTheWholeBody() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write(Fixtures.bytes(count: Self.largeSize), named: "large.bin")
+        let reports = Protected<[TransferProgress]>([])
+        let proxy = try progressProxy()
+        let _: MultipartEcho = try await proxy.invoke(.post, path: "echo/multipart", arguments: ["file": file]) {
+            progress in reports.withLock { $0.append(progress) }
+        }
+        let all = reports.withLock { $0 }
+        #expect(all.count > 3, "progress should be reported as the body streams, not only at the ends")
+        for (earlier, later) in zip(all, all.dropFirst()) {
+            #expect(later.bytesSent >= earlier.bytesSent)
+            #expect(later.bytesReceived >= earlier.bytesReceived)
+        }
+        let last = try #require(all.last)
+        #expect(last.fractionSent == 1)
+        #expect(last.fractionReceived == 1)
+        #expect(try #require(last.expectedBytesToSend) > Int64(Self.largeSize))
+    }
+
+    @Test func callbackProgressReachesTheWholeBodyWithAPlainSession() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write(Fixtures.bytes(count: 100_000), named: "small.bin")
+        let reports = Protected<[TransferProgress]>([])
+        let proxy = try Servers.sampleProxy()
+        proxy.encoding = .multipartFormData
+        let outcome: CallbackOutcome<MultipartEcho> = try await callback { handler in
+            proxy.invoke(
+                .post, path: "echo/multipart", arguments: ["file": file],
+                progress: { progress in reports.withLock { $0.append(progress) } }, resultHandler: handler)
+        }
+        #expect(try outcome.get().files["file"]?.first?.size == 100_000)
+        let last = try #require(reports.withLock { $0.last })
+        #expect(last.fractionSent == 1)
+        #expect(last.fractionReceived == 1)
+    }
+
+    @Test func aCancelledUploadLeavesNoTemporaryFile() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write(Fixtures.bytes(count: 48 * 1024 * 1024), named: "huge.bin")
+        let before = try temporaryUploads()
+        let proxy = try progressProxy()
+        let started = Protected(false)
+        let task = Task {
+            try await proxy.invoke(.post, path: "echo/multipart", arguments: ["file": file]) { progress in
+                if progress.bytesSent > 0 {
+                    started.withLock { $0 = true }
+                }
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !started.withLock({ $0 }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        task.cancel()
+        let error = await #expect(throws: URLError.self) { try await task.value }
+        #expect(error?.code == .cancelled)
+        #expect(try temporaryUploads() == before)
+    }
+
+    @Test(arguments: [0, 1, 5_000_003])
+    func aDownloadToFileIsByteExact(size: Int) async throws {
+        let directory = try TemporaryDirectory()
+        let destination = directory.url.appendingPathComponent("download.bin")
+        let reports = Protected<[TransferProgress]>([])
+        let proxy = try progressProxy()
+        let headers = try await proxy.download(path: "bytes", arguments: ["n": size], to: destination) { progress in
+            reports.withLock { $0.append(progress) }
+        }
+        let data = try Data(contentsOf: destination)
+        #expect(data.count == size)
+        #expect(data == Data((0..<size).map { UInt8($0 % 251) }))
+        #expect(headers["content-type"] == "application/octet-stream")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["download.bin"])
+        let received = reports.withLock { $0.map(\.bytesReceived) }
+        #expect(received == received.sorted())
+        #expect(reports.withLock { $0.last?.fractionReceived } == 1)
+    }
+
+    @Test func aCallbackDownloadReplacesAnExistingFile() async throws {
+        let directory = try TemporaryDirectory()
+        let destination = try directory.write(Data("old".utf8), named: "download.bin")
+        let proxy = try Servers.sampleProxy()
+        let outcome: CallbackOutcome<HTTPHeaders> = try await callback { handler in
+            proxy.download(path: "bytes", arguments: ["n": 1000], to: destination, resultHandler: handler)
+        }
+        _ = try outcome.get()
+        #expect(try Data(contentsOf: destination) == Data((0..<1000).map { UInt8($0 % 251) }))
+    }
+
+    @Test func aFailedDownloadLeavesTheDestinationAsItWas() async throws {
+        let directory = try TemporaryDirectory()
+        let destination = try directory.write(Data("keep me".utf8), named: "download.bin")
+        let proxy = try progressProxy()
+        let error = await #expect(throws: WebServiceError.self) {
+            try await proxy.download(path: "error", to: destination)
+        }
+        #expect(error?.statusCode == 500)
+        #expect(error?.localizedDescription == "This is an error message.")
+        #expect(try Data(contentsOf: destination) == Data("keep me".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["download.bin"])
+    }
+}

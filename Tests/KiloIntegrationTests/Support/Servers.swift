@@ -1,0 +1,39 @@
+import Foundation
+import Kilo
+import Testing
+
+/// The local servers that `Scripts/servers.sh` starts, found through the environment.
+///
+/// Each base URL ends in `/`. A suite that needs a server is enabled only when its variable is set:
+/// `.enabled(if: Servers.httpbin != nil, "needs KILO_HTTPBIN_URL (run Scripts/test.sh)")`.
+enum Servers {
+    /// httpbin, which echoes what it received as JSON.
+    static let httpbin = baseURL(from: "KILO_HTTPBIN_URL")
+
+    /// Kilo's sample service (`Service/sample_service.py`).
+    static let sample = baseURL(from: "KILO_SAMPLE_URL")
+
+    /// The one session every integration test shares: ephemeral, so nothing is cached on disk.
+    static let session = URLSession(configuration: .ephemeral)
+
+    /// Makes a proxy for httpbin with a real URL session.
+    ///
+    /// - Throws: An expectation failure when `KILO_HTTPBIN_URL` is not set.
+    static func httpbinProxy() throws -> WebServiceProxy {
+        WebServiceProxy(session: session, baseURL: try #require(httpbin, "KILO_HTTPBIN_URL is not set"))
+    }
+
+    /// Makes a proxy for the sample service with a real URL session.
+    ///
+    /// - Throws: An expectation failure when `KILO_SAMPLE_URL` is not set.
+    static func sampleProxy() throws -> WebServiceProxy {
+        WebServiceProxy(session: session, baseURL: try #require(sample, "KILO_SAMPLE_URL is not set"))
+    }
+
+    private static func baseURL(from variable: String) -> URL? {
+        guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
+            return nil
+        }
+        return URL(string: value)
+    }
+}
