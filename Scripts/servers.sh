@@ -6,6 +6,7 @@
 #     trap kilo_stop_servers EXIT
 #     kilo_start_httpbin          # exports KILO_HTTPBIN_URL
 #     kilo_start_sample_service   # exports KILO_SAMPLE_URL
+#     kilo_start_fault_server     # exports KILO_FAULT_URL and KILO_FAULT_TLS_URL
 #
 # Only python3 is required; curl may be missing on a fresh machine. Works with bash 3.2 (macOS) and later.
 
@@ -80,6 +81,21 @@ kilo_start_sample_service() {
     _kilo_start_server sample-service "$port" health \
         python3 Service/sample_service.py --port "$port" || return 1
     export KILO_SAMPLE_URL=$_KILO_STARTED_URL
+}
+
+# Starts Service/fault_server.py (standard library only) on two free ports, plain HTTP and TLS with a
+# self-signed certificate, and exports KILO_FAULT_URL and KILO_FAULT_TLS_URL.
+kilo_start_fault_server() {
+    local port tls_port
+    port=$(kilo_free_port) || return 1
+    tls_port=$(kilo_free_port) || return 1
+    while [ "$tls_port" = "$port" ]; do
+        tls_port=$(kilo_free_port) || return 1
+    done
+    _kilo_start_server fault-server "$port" health \
+        python3 Service/fault_server.py --port "$port" --tls-port "$tls_port" || return 1
+    export KILO_FAULT_URL=$_KILO_STARTED_URL
+    export KILO_FAULT_TLS_URL="https://127.0.0.1:$tls_port/"
 }
 
 # Starts httpbin under gunicorn on a free port and exports KILO_HTTPBIN_URL.

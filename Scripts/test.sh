@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs all of Kilo's tests against local httpbin and sample-service instances.
+# Runs all of Kilo's tests against local httpbin, sample-service and fault-server instances.
 #
 #     bash Scripts/test.sh [extra swift test arguments, e.g. --filter QueryEncoderTests]
 set -euo pipefail
@@ -10,8 +10,11 @@ kilo_install_python_deps
 trap kilo_stop_servers EXIT
 kilo_start_httpbin
 kilo_start_sample_service
+kilo_start_fault_server
 echo "KILO_HTTPBIN_URL=$KILO_HTTPBIN_URL"
 echo "KILO_SAMPLE_URL=$KILO_SAMPLE_URL"
+echo "KILO_FAULT_URL=$KILO_FAULT_URL"
+echo "KILO_FAULT_TLS_URL=$KILO_FAULT_TLS_URL"
 
 status=0
 swift test -Xswiftc -warnings-as-errors "$@" || status=$?

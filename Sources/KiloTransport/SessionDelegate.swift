@@ -7,18 +7,32 @@ import FoundationNetworking
 /// The delegate of a session that ``URLSessionTransport`` owns: it routes each task's events to
 /// the ``SessionTransfer`` that started it.
 ///
+/// It is not a download delegate: downloads use completion handlers (see
+/// ``URLSessionTransport``), and only their authentication challenges come here.
+///
 /// `@unchecked Sendable`: `transfers` is private and only read and written under `lock`.
-final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, @unchecked Sendable {
+final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private struct Registration {
+        var transfer: SessionTransfer
+        var completesThroughDelegate: Bool
+    }
+
     private let lock = NSLock()
-    private var transfers: [Int: SessionTransfer] = [:]
+    private var registrations: [Int: Registration] = [:]
 
     /// Routes `task`'s events to `transfer`; call it before the task is resumed.
-    func register(_ transfer: SessionTransfer, for task: URLSessionTask) {
-        lock.withLock { transfers[task.taskIdentifier] = transfer }
+    ///
+    /// - Parameter completesThroughDelegate: Whether the task ends here; `false` for a task
+    ///   with a completion handler, which ends there.
+    func register(_ transfer: SessionTransfer, for task: URLSessionTask, completesThroughDelegate: Bool) {
+        lock.withLock {
+            registrations[task.taskIdentifier] = Registration(
+                transfer: transfer, completesThroughDelegate: completesThroughDelegate)
+        }
     }
 
     private func transfer(for task: URLSessionTask) -> SessionTransfer? {
-        lock.withLock { transfers[task.taskIdentifier] }
+        lock.withLock { registrations[task.taskIdentifier]?.transfer }
     }
 
     func urlSession(
@@ -37,20 +51,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
 
     func urlSession(
         _ session: URLSession,
-        downloadTask: URLSessionDownloadTask,
-        didWriteData bytesWritten: Int64,
-        totalBytesWritten: Int64,
-        totalBytesExpectedToWrite: Int64
-    ) {
-        transfer(for: downloadTask)?.request.progress?.reportReceived(totalBytesWritten, of: totalBytesExpectedToWrite)
-    }
-
-    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
-        transfer(for: downloadTask)?.keepDownload(at: location)
-    }
-
-    func urlSession(
-        _ session: URLSession,
         task: URLSessionTask,
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
@@ -63,7 +63,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let transfer = lock.withLock { transfers.removeValue(forKey: task.taskIdentifier) }
-        transfer?.finish(body: Data(), response: task.response, error: error)
+        let registration = lock.withLock { registrations.removeValue(forKey: task.taskIdentifier) }
+        if let registration, registration.completesThroughDelegate {
+            registration.transfer.finish(body: Data(), response: task.response, error: error)
+        }
     }
 }

@@ -14,10 +14,14 @@ import FoundationNetworking
 /// There are two ways to make one:
 ///
 /// - ``init(configuration:)``: the transport owns its session and the session's delegate. Upload
-///   and download progress is reported as bytes move. Prefer this.
+///   progress, and the progress of bodies received in memory, is reported as bytes move. Prefer
+///   this.
 /// - ``init(session:)``: it uses your session as it is, with completion handlers, so your
 ///   session's delegate keeps working. Progress is reported only when a request starts and
 ///   when it ends.
+///
+/// Either way, a download to a file reports progress only at its ends, which keeps its memory
+/// bounded on Linux.
 ///
 /// On Linux, a 401 or 407 response with a `WWW-Authenticate` challenge would never complete
 /// (swift-corelibs-foundation waits for credentials that no one supplies). The transport
@@ -73,22 +77,29 @@ public struct URLSessionTransport: Transport {
     }
 
     /// Makes a task that reports to the owned session's delegate.
+    ///
+    /// A download still uses a completion handler: on Linux, a download delegate's per-chunk
+    /// callbacks keep each chunk in memory until the delegate queue runs them, so a busy queue
+    /// would hold much of the body. Downloads therefore report progress only at their ends.
     private func makeTask(
         _ urlRequest: URLRequest,
         for transfer: SessionTransfer,
         delegatedTo delegate: SessionDelegate
     ) -> URLSessionTask {
-        let task: URLSessionTask
         switch (transfer.request.body, transfer.request.responseBodyFile) {
         case (.file(let fileURL), _):
-            task = session.uploadTask(with: urlRequest, fromFile: fileURL)
+            let task = session.uploadTask(with: urlRequest, fromFile: fileURL)
+            delegate.register(transfer, for: task, completesThroughDelegate: true)
+            return task
         case (_, .some):
-            task = session.downloadTask(with: urlRequest)
+            let task = makeTask(urlRequest, for: transfer)
+            delegate.register(transfer, for: task, completesThroughDelegate: false)
+            return task
         default:
-            task = session.dataTask(with: urlRequest)
+            let task = session.dataTask(with: urlRequest)
+            delegate.register(transfer, for: task, completesThroughDelegate: true)
+            return task
         }
-        delegate.register(transfer, for: task)
-        return task
     }
 
     /// Makes a task that reports to completion handlers.

@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+"""A small HTTP/1.1 server that misbehaves on purpose, for Kilo's fault tests.
+
+Run it with:
+
+    python3 Service/fault_server.py --port 8081 [--tls-port 8443]
+
+It binds to 127.0.0.1 only and uses the Python standard library alone. It writes raw bytes to
+the socket, so it can fail in exact ways that a framework would not allow. Every response
+carries `Connection: close`, so a client never reuses a connection that the server is about to
+break (libcurl silently retries a request whose reused connection died, which would hide the
+fault and spoil the counts).
+
+Every request whose query has `key=K` is counted under K (except `/count` itself), so a test
+can check how many requests, retries included, reached the server.
+
+    GET  /ok                              200, {"ok": true}
+    GET  /health                          200, text/plain "ok"
+    GET  /count?key=K                     200, {"key": K, "count": n}: requests counted under K so far
+    *    /drop                            status line and headers with Content-Length 1000, then 10
+                                          bytes of body, then the connection is closed
+    *    /reset                           reads the request, then resets the connection (TCP RST)
+                                          without any response
+    *    /hang                            reads the request and never answers, until the client
+                                          goes away
+    POST /echo                            200, application/octet-stream: the request body, byte for byte
+    GET  /malformed-json                  200, application/json, the truncated body {"a": [1, 2
+    *    /flaky?key=K&failures=N&retry-after=S
+                                          while K has been counted at most N times: 503 with
+                                          `Retry-After: S` (if given) and a text body; then 200
+                                          with {"attempts": n}
+    *    /flaky-drop?key=K&failures=N[&how=close|reset|partial]
+                                          while K has been counted at most N times: the connection
+                                          is closed (FIN, the default) or reset (RST) without a
+                                          response, or closed after the headers and part of the
+                                          body as /drop does; then 200 with {"attempts": n}
+    *    /auth?token=T[&key=K]            401 with `WWW-Authenticate: Bearer` unless the request
+                                          has `Authorization: Bearer T`; then 200 with
+                                          {"authorized": true, "attempts": n}
+    GET  /huge?mb=M                       200 with Content-Length M MiB of zeros, streamed; stops
+                                          when the client disconnects
+
+With `--tls-port P`, it also serves the same endpoints over HTTPS on 127.0.0.1:P with a
+self-signed certificate made at start-up (by `openssl`, or the `cryptography` package when
+`openssl` is missing), which no client should trust.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import socketserver
+import ssl
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+from urllib.parse import parse_qs, urlsplit
+
+MAX_HEAD = 64 * 1024
+CHUNK = 64 * 1024
+
+counts = {}
+counts_lock = threading.Lock()
+
+
+def count_request(key):
+    """Counts one request under `key` and returns the new count; 0 when there is no key."""
+    if key is None:
+        return 0
+    with counts_lock:
+        counts[key] = counts.get(key, 0) + 1
+        return counts[key]
+
+
+def current_count(key):
+    with counts_lock:
+        return counts.get(key, 0)
+
+
+class Disconnected(Exception):
+    """The client closed the connection before sending a whole request."""
+
+
+class FaultHandler(socketserver.BaseRequestHandler):
+    def setup(self):
+        self.buffer = b""
+
+    # Reading the request
+
+    def receive(self):
+        data = self.request.recv(CHUNK)
+        if not data:
+            raise Disconnected()
+        self.buffer += data
+
+    def read_exactly(self, count):
+        while len(self.buffer) < count:
+            self.receive()
+        data, self.buffer = self.buffer[:count], self.buffer[count:]
+        return data
+
+    def read_line(self):
+        while b"\r\n" not in self.buffer:
+            if len(self.buffer) > MAX_HEAD:
+                raise Disconnected()
+            self.receive()
+        line, self.buffer = self.buffer.split(b"\r\n", 1)
+        return line
+
+    def read_request(self):
+        """Reads the request line, the headers and the body (by length or chunked)."""
+        while b"\r\n\r\n" not in self.buffer:
+            if len(self.buffer) > MAX_HEAD:
+                raise Disconnected()
+            self.receive()
+        head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+        lines = head.decode("latin-1").split("\r\n")
+        method, target, _version = lines[0].split(" ", 2)
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if headers.get("transfer-encoding", "").lower() == "chunked":
+            body = b""
+            while True:
+                size = int(self.read_line().split(b";")[0], 16)
+                if size == 0:
+                    while self.read_line():  # trailers, up to the empty line
+                        pass
+                    break
+                body += self.read_exactly(size)
+                self.read_exactly(2)
+        else:
+            body = self.read_exactly(int(headers.get("content-length", "0")))
+        return method, target, headers, body
+
+    # Writing responses
+
+    def send_head(self, status, reason, headers, length):
+        lines = ["HTTP/1.1 %d %s" % (status, reason)]
+        lines += ["%s: %s" % pair for pair in headers]
+        lines += ["Content-Length: %d" % length, "Connection: close", "", ""]
+        self.request.sendall("\r\n".join(lines).encode("latin-1"))
+
+    def respond(self, status, reason, body, content_type="application/json", headers=()):
+        if not isinstance(body, bytes):
+            body = json.dumps(body).encode("utf-8")
+        self.send_head(status, reason, [("Content-Type", content_type)] + list(headers), len(body))
+        self.request.sendall(body)
+
+    def reset(self):
+        """Closes the connection with a TCP RST instead of a FIN."""
+        self.request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.request.close()
+
+    def wait_for_client_to_leave(self):
+        try:
+            while self.request.recv(CHUNK):
+                pass
+        except OSError:
+            pass
+
+    # Dispatch
+
+    def handle(self):
+        try:
+            method, target, headers, body = self.read_request()
+        except (Disconnected, OSError, ValueError):
+            return
+        url = urlsplit(target)
+        query = {name: values[-1] for name, values in parse_qs(url.query).items()}
+        path = url.path
+        key = query.get("key")
+        n = 0 if path == "/count" else count_request(key)
+        log("%s %s (key %s: %d)" % (method, target, key, n))
+        try:
+            self.route(path, query, headers, body, key, n)
+        except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
+            pass  # the client left; that is the point of some endpoints
+
+    def route(self, path, query, headers, body, key, n):
+        if path == "/ok":
+            self.respond(200, "OK", {"ok": True})
+        elif path == "/health":
+            self.respond(200, "OK", b"ok", "text/plain; charset=utf-8")
+        elif path == "/count":
+            self.respond(200, "OK", {"key": key, "count": current_count(key)})
+        elif path == "/drop":
+            self.drop_mid_body()
+        elif path == "/reset":
+            self.reset()
+        elif path == "/hang":
+            self.wait_for_client_to_leave()
+        elif path == "/echo":
+            self.respond(200, "OK", body, "application/octet-stream")
+        elif path == "/malformed-json":
+            self.respond(200, "OK", b'{"a": [1, 2')
+        elif path == "/flaky":
+            if n <= int(query.get("failures", "1")):
+                extra = [("Retry-After", query["retry-after"])] if "retry-after" in query else []
+                self.respond(503, "Service Unavailable", b"try again later\n", "text/plain; charset=utf-8", extra)
+            else:
+                self.respond(200, "OK", {"attempts": n})
+        elif path == "/flaky-drop":
+            if n <= int(query.get("failures", "1")):
+                if query.get("how") == "reset":
+                    self.reset()
+                elif query.get("how") == "partial":
+                    self.drop_mid_body()
+                else:
+                    self.request.shutdown(socket.SHUT_RDWR)
+            else:
+                self.respond(200, "OK", {"attempts": n})
+        elif path == "/auth":
+            if headers.get("authorization") == "Bearer " + query.get("token", ""):
+                self.respond(200, "OK", {"authorized": True, "attempts": n})
+            else:
+                self.respond(401, "Unauthorized", b"bad or missing token\n", "text/plain; charset=utf-8",
+                             [("WWW-Authenticate", 'Bearer realm="kilo"')])
+        elif path == "/huge":
+            self.stream_zeros(int(float(query.get("mb", "1")) * 1024 * 1024))
+        else:
+            self.respond(404, "Not Found", b"no such endpoint\n", "text/plain; charset=utf-8")
+
+    def drop_mid_body(self):
+        """Promises 1000 bytes of body, sends 10, and closes the connection."""
+        self.send_head(200, "OK", [("Content-Type", "application/json")], 1000)
+        self.request.sendall(b'{"attempts')
+        self.request.shutdown(socket.SHUT_RDWR)
+
+    def stream_zeros(self, length):
+        self.send_head(200, "OK", [("Content-Type", "application/octet-stream")], length)
+        zeros = bytes(CHUNK)
+        remaining = length
+        while remaining > 0:
+            piece = zeros if remaining >= CHUNK else zeros[:remaining]
+            self.request.sendall(piece)  # raises when the client disconnects
+            remaining -= len(piece)
+
+
+class TLSFaultHandler(FaultHandler):
+    """Does the TLS handshake in the connection's own thread, so a client that refuses the
+    certificate never holds up the listener."""
+
+    context = None
+
+    def setup(self):
+        super().setup()
+        self.plain = self.request
+        self.request = self.context.wrap_socket(self.plain, server_side=True, do_handshake_on_connect=False)
+
+    def handle(self):
+        try:
+            self.request.settimeout(10)
+            self.request.do_handshake()
+            self.request.settimeout(None)
+        except (ssl.SSLError, OSError) as error:
+            log("TLS handshake failed: %s" % error)
+            return
+        super().handle()
+
+    def finish(self):
+        try:
+            self.request.close()
+        except OSError:
+            pass
+
+
+class Server(socketserver.ThreadingTCPServer):
+    allow_reuse_address = True
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 1024  # 100 clients connecting at once must not overflow the backlog
+
+
+def make_certificate(directory):
+    """Writes a self-signed certificate and key for 127.0.0.1 and returns their paths."""
+    cert, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+    if shutil.which("openssl"):
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+                        "-days", "1", "-keyout", key, "-out", cert],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return cert, key
+    try:
+        import datetime
+        import ipaddress
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import rsa
+        from cryptography.x509.oid import NameOID
+    except ImportError:
+        sys.exit("--tls-port needs openssl or the cryptography package")
+    private_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    certificate = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+                   .public_key(private_key.public_key()).serial_number(x509.random_serial_number())
+                   .not_valid_before(now).not_valid_after(now + datetime.timedelta(days=1))
+                   .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                                  critical=False)
+                   .sign(private_key, hashes.SHA256()))
+    with open(cert, "wb") as file:
+        file.write(certificate.public_bytes(serialization.Encoding.PEM))
+    with open(key, "wb") as file:
+        file.write(private_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
+                                             serialization.NoEncryption()))
+    return cert, key
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Kilo's fault-injecting test server")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--tls-port", type=int)
+    arguments = parser.parse_args()
+
+    if arguments.tls_port:
+        directory = tempfile.mkdtemp(prefix="kilo-fault-tls-")
+        try:
+            cert, key = make_certificate(directory)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(cert, key)
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)  # the context has loaded them
+        TLSFaultHandler.context = context
+        tls_server = Server(("127.0.0.1", arguments.tls_port), TLSFaultHandler)
+        threading.Thread(target=tls_server.serve_forever, daemon=True).start()
+
+    server = Server(("127.0.0.1", arguments.port), FaultHandler)
+    log("fault server on 127.0.0.1:%d%s" % (arguments.port,
+                                              ", TLS on %d" % arguments.tls_port if arguments.tls_port else ""))
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

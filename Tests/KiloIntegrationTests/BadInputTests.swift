@@ -1,0 +1,281 @@
+import Foundation
+import Kilo
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Bad input gives a clear typed error and sends nothing.
+///
+/// Every call goes through the facade to the fault server with a `key` no other test uses in its
+/// query string; `/count` then shows that no request with that key arrived.
+/// ``requestsWithAKeyInThePathAreCounted()`` shows that the same calls with good input do.
+@Suite(
+    .enabled(if: FaultServer.url != nil, "needs KILO_FAULT_URL (run Scripts/test.sh)"),
+    .enabled(if: Servers.sample != nil, "needs KILO_SAMPLE_URL (run Scripts/test.sh)"),
+    .timeLimit(.minutes(1))
+)
+struct BadInputTests {
+    private let proxy: WebServiceProxy
+    private let key: String
+
+    init() throws {
+        let proxy = try FaultServer.proxy()
+        proxy.callbackQueue = CallbackQueues.make("bad-input")
+        self.proxy = proxy
+        key = FaultServer.makeKey("bad-input")
+    }
+
+    /// A path on the fault server whose requests are counted under ``key``.
+    private var countedPath: String { "echo?key=\(key)" }
+
+    private func expectNothingSent(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        #expect(try await FaultServer.count(key) == 0, "a request reached the server", sourceLocation: sourceLocation)
+    }
+
+    // MARK: Control
+
+    @Test func requestsWithAKeyInThePathAreCounted() async throws {
+        try await proxy.invoke(.get, path: countedPath, arguments: ["a": 1])
+        try await proxy.invoke(.post, path: countedPath, arguments: ["a": 1])
+        proxy.encoding = .multipartFormData
+        try await proxy.invoke(.post, path: countedPath, arguments: ["a": 1])
+        try await proxy.invoke(.post, path: countedPath, body: ["x": 1.5])
+        #expect(try await FaultServer.count(key) == 4)
+    }
+
+    // MARK: Headers
+
+    @Test(arguments: ["X-Bad\r\nInjected", "X-Bad\nInjected", "X-Bad\rInjected", "", "X Bad", "X-Bad:", "X-Bäd"])
+    func invalidHeaderNameIsRejected(name: String) async throws {
+        proxy.headers = [name: "1"]
+        await #expect(throws: RequestError.invalidHeaderName(name)) {
+            try await proxy.invoke(.get, path: countedPath)
+        }
+        let outcome: CallbackOutcome<Void> = try await callback {
+            proxy.invoke(.post, path: countedPath, arguments: ["a": 1], resultHandler: $0)
+        }
+        #expect(outcome.task == nil)
+        #expect(outcome.error as? RequestError == .invalidHeaderName(name))
+        try await expectNothingSent()
+    }
+
+    @Test(arguments: ["a\r\nX-Injected: 1", "a\nX-Injected: 1", "a\rb", "a\u{0}b", "\r\n"])
+    func headerValueWithLineBreakIsRejected(value: String) async throws {
+        proxy.headers = ["X-Token": value]
+        await #expect(throws: RequestError.invalidHeaderValue("X-Token")) {
+            try await proxy.invoke(.get, path: countedPath)
+        }
+        let outcome: CallbackOutcome<Void> = try await callback {
+            proxy.invoke(.post, path: countedPath, arguments: ["a": 1], resultHandler: $0)
+        }
+        #expect(outcome.task == nil)
+        #expect(outcome.error as? RequestError == .invalidHeaderValue("X-Token"))
+        await #expect(throws: RequestError.invalidHeaderValue("X-Token")) {
+            let destination = FileManager.default.temporaryDirectory.appendingPathComponent("never")
+            try await proxy.download(path: countedPath, to: destination)
+        }
+        try await expectNothingSent()
+    }
+
+    // MARK: Multipart names
+
+    @Test func quotesInMultipartNamesAreSentAsPercent22() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write(Data("hi".utf8), named: "q\"uote.txt")
+        proxy.encoding = .multipartFormData
+        let raw: Data = try await proxy.invoke(
+            .post, path: countedPath, arguments: ["a\"b": "x", "d\"oc": file],
+            responseHandler: { content, _ in content })
+        let body = String(decoding: raw, as: UTF8.self)
+        #expect(body.contains("Content-Disposition: form-data; name=\"a%22b\"\r\n"))
+        #expect(body.contains("Content-Disposition: form-data; name=\"d%22oc\"; filename=\"q%22uote.txt\"\r\n"))
+        #expect(!body.contains("a\"b"))
+        #expect(!body.contains("q\"uote"))
+
+        // A server that decodes %22 as browsers send it (Werkzeug, here) gets the names back.
+        let sample = try Servers.sampleProxy()
+        sample.encoding = .multipartFormData
+        let echo: MultipartEcho = try await sample.invoke(
+            .post, path: "echo/multipart", arguments: ["a\"b": "x", "d\"oc": file])
+        #expect(echo.form == ["a\"b": ["x"]])
+        #expect(echo.files["d\"oc"]?.map(\.filename) == ["q\"uote.txt"])
+        #expect(echo.files["d\"oc"]?.map(\.size) == [2])
+    }
+
+    @Test(arguments: ["a\r\nb", "a\nb", "a\rb", "a\r\nContent-Type: text/html"])
+    func lineBreakInMultipartNameIsRejected(name: String) async throws {
+        proxy.encoding = .multipartFormData
+        await #expect(throws: ArgumentEncodingError.lineBreakInName(name)) {
+            try await proxy.invoke(.post, path: countedPath, arguments: [name: "x"])
+        }
+        try await expectNothingSent()
+    }
+
+    @Test(arguments: ["line\nbreak.txt", "line\rbreak.txt", "line\r\nbreak.txt"])
+    func lineBreakInMultipartFileNameIsRejected(fileName: String) async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write(Data("hi".utf8), named: fileName)
+        proxy.encoding = .multipartFormData
+        await #expect(throws: ArgumentEncodingError.lineBreakInName("doc")) {
+            try await proxy.invoke(.post, path: countedPath, arguments: ["doc": file])
+        }
+        let outcome: CallbackOutcome<Void> = try await callback {
+            proxy.invoke(.post, path: countedPath, arguments: ["doc": file], resultHandler: $0)
+        }
+        #expect(outcome.task == nil)
+        #expect(outcome.error as? ArgumentEncodingError == .lineBreakInName("doc"))
+        try await expectNothingSent()
+    }
+
+    /// Files above ``WebServiceProxy/multipartMemoryLimit`` are streamed from a temporary file,
+    /// written only when the request is sent; their names are still checked up front.
+    @Test func lineBreakInALargeMultipartFileNameIsRejectedUpFront() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write(
+            Data(count: Int(WebServiceProxy.multipartMemoryLimit) + 1), named: "big\r\nfile.bin")
+        proxy.encoding = .multipartFormData
+        let outcome: CallbackOutcome<Void> = try await callback {
+            proxy.invoke(.post, path: countedPath, arguments: ["doc": file], resultHandler: $0)
+        }
+        #expect(outcome.task == nil)
+        #expect(outcome.error as? ArgumentEncodingError == .lineBreakInName("doc"))
+        try await expectNothingSent()
+    }
+
+    // MARK: Empty keys
+
+    @Test(arguments: [
+        (HTTPMethod.get, WebServiceProxy.Encoding.applicationXWWWFormURLEncoded),
+        (.delete, .applicationXWWWFormURLEncoded),
+        (.post, .applicationXWWWFormURLEncoded),
+        (.post, .multipartFormData),
+    ])
+    func emptyKeyIsRejected(method: HTTPMethod, encoding: WebServiceProxy.Encoding) async throws {
+        proxy.encoding = encoding
+        await #expect(throws: ArgumentEncodingError.emptyKey) {
+            try await proxy.invoke(method, path: countedPath, arguments: ["": "x", "good": 1])
+        }
+        let outcome: CallbackOutcome<Void> = try await callback {
+            proxy.invoke(method, path: countedPath, arguments: ["": "x"], resultHandler: $0)
+        }
+        #expect(outcome.task == nil)
+        #expect(outcome.error as? ArgumentEncodingError == .emptyKey)
+        try await expectNothingSent()
+    }
+
+    // MARK: Unreadable files
+
+    private func expectUnreadable(_ file: URL) async throws {
+        proxy.encoding = .multipartFormData
+        let error = await #expect(throws: ArgumentEncodingError.self) {
+            try await proxy.invoke(.post, path: countedPath, arguments: ["doc": file, "title": "t"])
+        }
+        #expect(error?.isUnreadableFile == true)
+        #expect(error?.key == "doc")
+        #expect(error?.fileURL == file)
+        let outcome: CallbackOutcome<Void> = try await callback {
+            proxy.invoke(.post, path: countedPath, arguments: ["doc": file], resultHandler: $0)
+        }
+        #expect(outcome.task == nil)
+        #expect((outcome.error as? ArgumentEncodingError)?.isUnreadableFile == true)
+        try await expectNothingSent()
+    }
+
+    @Test func missingFileIsRejected() async throws {
+        let directory = try TemporaryDirectory()
+        try await expectUnreadable(directory.url.appendingPathComponent("missing.txt"))
+    }
+
+    @Test func directoryIsRejected() async throws {
+        let directory = try TemporaryDirectory()
+        let subdirectory = directory.url.appendingPathComponent("folder", isDirectory: true)
+        try FileManager.default.createDirectory(at: subdirectory, withIntermediateDirectories: false)
+        try await expectUnreadable(subdirectory)
+    }
+
+    // CI runs the tests as root, which reads a mode-000 file anyway, so there is nothing to test there.
+    @Test(.disabled(if: getuid() == 0, "root can read a file with mode 000"))
+    func fileWithoutReadPermissionIsRejected() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write(Data("secret".utf8), named: "secret.txt")
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: file.path)
+        try await expectUnreadable(file)
+    }
+
+    // MARK: Paths
+
+    @Test(arguments: [
+        "ftp://127.0.0.1/x", "file:///etc/passwd", "http://", "https:///no-host", "javascript:alert(1)",
+        "mailto:a@example.com", "http://[::1", "http://exa mple.com/", "http:no-slashes",
+    ])
+    func invalidPathIsRejected(path: String) async throws {
+        await #expect(throws: RequestError.invalidPath(path)) {
+            try await proxy.invoke(.get, path: path, arguments: ["key": key])
+        }
+        let outcome: CallbackOutcome<Void> = try await callback {
+            proxy.invoke(.post, path: path, arguments: ["key": key], resultHandler: $0)
+        }
+        #expect(outcome.task == nil)
+        #expect(outcome.error as? RequestError == .invalidPath(path))
+        try await expectNothingSent()
+    }
+
+    // MARK: Non-finite numbers
+
+    @Test(arguments: [Double.nan, .infinity, -.infinity, .signalingNaN])
+    func nonFiniteNumberInAJSONBodyIsRejected(number: Double) async throws {
+        await #expect(throws: EncodingError.self) {
+            try await proxy.invoke(.post, path: countedPath, body: ["x": number])
+        }
+        await #expect(throws: EncodingError.self) {
+            let _: [String: Double] = try await proxy.invoke(.put, path: countedPath, body: Reading(value: number))
+        }
+        // The callback variant throws at once, before it starts anything.
+        let handlerCalls = Protected(0)
+        #expect(throws: EncodingError.self) {
+            try proxy.invoke(.post, path: countedPath, body: Reading(value: number)) { (_: Result<Void, any Error>) in
+                handlerCalls.withLock { $0 += 1 }
+            }
+        }
+        #expect(throws: EncodingError.self) {
+            try proxy.invoke(.post, path: countedPath, body: [number]) { (_: Result<[Double], any Error>) in
+                handlerCalls.withLock { $0 += 1 }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(handlerCalls.current == 0)
+        try await expectNothingSent()
+    }
+
+    @Test(arguments: [
+        (HTTPMethod.get, WebServiceProxy.Encoding.applicationXWWWFormURLEncoded),
+        (.post, .applicationXWWWFormURLEncoded),
+        (.post, .multipartFormData),
+    ])
+    func nonFiniteNumberArgumentIsRejected(method: HTTPMethod, encoding: WebServiceProxy.Encoding) async throws {
+        proxy.encoding = encoding
+        let values: [any Sendable] = [
+            Double.nan, Double.infinity, -Double.infinity, Float.nan, Float.infinity, [1.0, Double.nan],
+        ]
+        for value in values {
+            await #expect(throws: ArgumentEncodingError.nonFiniteNumber("n")) {
+                try await proxy.invoke(method, path: countedPath, arguments: ["n": value, "ok": 1])
+            }
+        }
+        let outcome: CallbackOutcome<Void> = try await callback {
+            proxy.invoke(method, path: countedPath, arguments: ["n": Double.nan], resultHandler: $0)
+        }
+        #expect(outcome.task == nil)
+        #expect(outcome.error as? ArgumentEncodingError == .nonFiniteNumber("n"))
+        try await expectNothingSent()
+    }
+}
+
+/// A JSON body with a number in it.
+private struct Reading: Encodable {
+    var value: Double
+}

@@ -1,0 +1,430 @@
+import Foundation
+import Kilo
+import Testing
+
+/// Real failures from the fault server on 127.0.0.1 (`Service/fault_server.py`): each gives the
+/// right typed error or the right value, and nothing crashes or hangs.
+///
+/// Requests that the server counts carry a `key` no other test uses, so `/count` tells how many
+/// attempts reached the server.
+@Suite(
+    .enabled(if: FaultServer.url != nil, "needs KILO_FAULT_URL (run Scripts/test.sh)"),
+    .timeLimit(.minutes(2))
+)
+struct FaultTests {
+    private let clock = ContinuousClock()
+
+    private static func retrying(_ policy: RetryPolicy) -> (URLSessionTransport) -> any Transport {
+        { RetryingTransport($0, policy: policy) }
+    }
+
+    // MARK: Broken responses
+
+    @Test func connectionDroppedMidResponseGivesURLError() async throws {
+        let proxy = try FaultServer.proxy()
+        let start = clock.now
+        let error = await #expect(throws: URLError.self) {
+            let _: FaultServer.Attempts = try await proxy.invoke(.get, path: "drop")
+        }
+        print("FaultTests: dropped mid-response gave URLError \(error?.code.rawValue ?? 0)")
+        #expect(error?.code != .cancelled)
+        #expect(clock.now - start < .seconds(10))
+    }
+
+    @Test func connectionDroppedMidResponseGivesURLErrorThroughCallback() async throws {
+        let proxy = try FaultServer.proxy()
+        proxy.callbackQueue = CallbackQueues.make("fault.drop")
+        let outcome: CallbackOutcome<Void> = try await callback {
+            proxy.invoke(.get, path: "drop", resultHandler: $0)
+        }
+        #expect(outcome.error is URLError)
+        #expect(outcome.queueLabel == "fault.drop")
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(outcome.handlerCalls.current == 1)
+    }
+
+    @Test func droppedDownloadGivesURLErrorAndLeavesTheDestinationAlone() async throws {
+        let directory = try TemporaryDirectory()
+        let destination = try directory.write(Data("old".utf8), named: "kept.bin")
+        let proxy = try FaultServer.proxy()
+        await #expect(throws: URLError.self) {
+            try await proxy.download(path: "drop", to: destination)
+        }
+        #expect(try Data(contentsOf: destination) == Data("old".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["kept.bin"])
+    }
+
+    @Test func connectionResetGivesURLError() async throws {
+        let proxy = try FaultServer.proxy()
+        let error = await #expect(throws: URLError.self) {
+            try await proxy.invoke(.get, path: "reset")
+        }
+        print("FaultTests: reset gave URLError \(error?.code.rawValue ?? 0)")
+        #expect(error?.code != .cancelled)
+    }
+
+    @Test func malformedJSONGivesDecodingError() async throws {
+        let proxy = try FaultServer.proxy()
+        await #expect(throws: DecodingError.self) {
+            let _: [String: [Int]] = try await proxy.invoke(.get, path: "malformed-json")
+        }
+    }
+
+    @Test func malformedJSONGivesDecodingErrorThroughCallback() async throws {
+        let proxy = try FaultServer.proxy()
+        proxy.callbackQueue = CallbackQueues.make("fault.malformed")
+        let outcome: CallbackOutcome<[String: [Int]]> = try await callback {
+            proxy.invoke(.get, path: "malformed-json", resultHandler: $0)
+        }
+        #expect(outcome.error is DecodingError)
+    }
+
+    // MARK: Timeouts and cancellation
+
+    @Test func hangingServerTimesOut() async throws {
+        let proxy = try FaultServer.proxy().withTimeout(1)
+        let start = clock.now
+        let error = await #expect(throws: URLError.self) {
+            try await proxy.invoke(.get, path: "hang")
+        }
+        #expect(error?.code == .timedOut)
+        let elapsed = clock.now - start
+        #expect(elapsed >= .milliseconds(900))
+        #expect(elapsed < .seconds(5))
+    }
+
+    @Test func timeoutsAreRetriedForGETAndTheLastErrorIsTimedOut() async throws {
+        let key = FaultServer.makeKey("hang-retry")
+        let proxy = try FaultServer.proxy(Self.retrying(RetryPolicy(maximumAttempts: 2, initialDelay: 0.05)))
+            .withTimeout(1)
+        let error = await #expect(throws: URLError.self) {
+            try await proxy.invoke(.get, path: "hang", arguments: ["key": key])
+        }
+        #expect(error?.code == .timedOut)
+        #expect(try await FaultServer.count(key) == 2)
+    }
+
+    @Test func cancellingAHangingRequestGivesCancelledPromptly() async throws {
+        let key = FaultServer.makeKey("hang-cancel")
+        let proxy = try FaultServer.proxy()
+        let task = Task { try await proxy.invoke(.get, path: "hang", arguments: ["key": key]) }
+        try await FaultServer.waitForCount(1, key: key)
+        let cancelled = clock.now
+        task.cancel()
+        let error = await #expect(throws: URLError.self) { try await task.value }
+        #expect(error?.code == .cancelled)
+        #expect(clock.now - cancelled < .seconds(2))
+    }
+
+    @Test func cancellingAHangingRequestCallsTheHandlerOnceWithCancelled() async throws {
+        let key = FaultServer.makeKey("hang-cancel-callback")
+        let proxy = try FaultServer.proxy()
+        proxy.callbackQueue = CallbackQueues.make("fault.cancel")
+        let outcome: CallbackOutcome<Void> = try await callback { handler in
+            let task = proxy.invoke(.get, path: "hang", arguments: ["key": key], resultHandler: handler)
+            Task {
+                try await FaultServer.waitForCount(1, key: key)
+                task?.cancel()
+            }
+            return task
+        }
+        #expect((outcome.error as? URLError)?.code == .cancelled)
+        #expect(outcome.task?.isCancelled == true)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(outcome.handlerCalls.current == 1)
+    }
+
+    // MARK: Retries
+
+    @Test func serviceUnavailableIsRetriedAfterRetryAfter() async throws {
+        let key = FaultServer.makeKey("flaky")
+        let proxy = try FaultServer.proxy(Self.retrying(RetryPolicy(maximumAttempts: 3)))
+        let start = clock.now
+        let result: FaultServer.Attempts = try await proxy.invoke(
+            .get, path: "flaky", arguments: ["key": key, "failures": 1, "retry-after": 1])
+        let elapsed = clock.now - start
+        #expect(result.attempts == 2)
+        #expect(elapsed >= .milliseconds(950), "Retry-After: 1 was not honoured: \(elapsed)")
+        #expect(try await FaultServer.count(key) == 2)
+    }
+
+    @Test func serviceUnavailableIsReturnedWhenAttemptsRunOut() async throws {
+        let key = FaultServer.makeKey("flaky-exhausted")
+        let proxy = try FaultServer.proxy(Self.retrying(RetryPolicy(maximumAttempts: 3, initialDelay: 0.05)))
+        let error = await #expect(throws: WebServiceError.self) {
+            let _: FaultServer.Attempts = try await proxy.invoke(
+                .get, path: "flaky", arguments: ["key": key, "failures": 5])
+        }
+        #expect(error?.statusCode == 503)
+        #expect(error?.localizedDescription == "try again later\n")
+        #expect(try await FaultServer.count(key) == 3)
+    }
+
+    /// `close`: the server closes without a response; `reset`: it resets the connection;
+    /// `partial`: it closes after the headers and 10 of 1000 promised body bytes. Apple's
+    /// URLSession calls all three `networkConnectionLost`; Linux's gives -1011, -1005 and -1, which
+    /// the transport must turn into codes the default policy retries.
+    @Test(arguments: ["close", "reset", "partial"])
+    func droppedConnectionIsRetriedForGET(how: String) async throws {
+        let key = FaultServer.makeKey("flaky-drop-\(how)")
+        let proxy = try FaultServer.proxy(Self.retrying(RetryPolicy(maximumAttempts: 3)))
+        let result: FaultServer.Attempts = try await proxy.invoke(
+            .get, path: "flaky-drop", arguments: ["key": key, "failures": 1, "how": how])
+        #expect(result.attempts == 2)
+    }
+
+    @Test(arguments: ["close", "reset", "partial"])
+    func droppedConnectionIsNotRetriedForPOSTByDefault(how: String) async throws {
+        let key = FaultServer.makeKey("post-drop-\(how)")
+        let proxy = try FaultServer.proxy(Self.retrying(.default))
+        let error = await #expect(throws: URLError.self) {
+            let _: FaultServer.Attempts = try await proxy.invoke(
+                .post, path: "flaky-drop?key=\(key)&failures=1&how=\(how)", arguments: ["note": "once only"])
+        }
+        print("FaultTests: POST with the connection dropped (\(how)) gave URLError \(error?.code.rawValue ?? 0)")
+        #expect(try await FaultServer.count(key) == 1)
+    }
+
+    @Test func droppedConnectionIsRetriedForPOSTWhenThePolicySaysSo() async throws {
+        let key = FaultServer.makeKey("post-drop-retried")
+        var policy = RetryPolicy(maximumAttempts: 3)
+        policy.retriedMethods.insert(.post)
+        let proxy = try FaultServer.proxy(Self.retrying(policy))
+        let result: FaultServer.Attempts = try await proxy.invoke(
+            .post, path: "flaky-drop?key=\(key)&failures=1&how=reset", arguments: ["note": "twice is fine"])
+        #expect(result.attempts == 2)
+        #expect(try await FaultServer.count(key) == 2)
+    }
+
+    @Test func cancellingDuringARetryWaitStopsPromptlyAndSendsNothingMore() async throws {
+        let key = FaultServer.makeKey("cancel-wait")
+        let proxy = try FaultServer.proxy(Self.retrying(RetryPolicy(maximumAttempts: 3)))
+        let task = Task { () async throws -> FaultServer.Attempts in
+            try await proxy.invoke(.get, path: "flaky", arguments: ["key": key, "failures": 5, "retry-after": 10])
+        }
+        try await FaultServer.waitForCount(1, key: key)
+        try await Task.sleep(for: .milliseconds(200))  // the 503 has arrived; the 10 s wait has begun
+        let cancelled = clock.now
+        task.cancel()
+        let error = await #expect(throws: URLError.self) { try await task.value }
+        #expect(error?.code == .cancelled)
+        #expect(clock.now - cancelled < .seconds(2))
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await FaultServer.count(key) == 1)
+    }
+
+    @Test func cancellingARequestTaskDuringARetryWaitCallsTheHandlerOnce() async throws {
+        let key = FaultServer.makeKey("cancel-wait-callback")
+        let proxy = try FaultServer.proxy(Self.retrying(RetryPolicy(maximumAttempts: 3)))
+        proxy.callbackQueue = CallbackQueues.make("fault.cancel-wait")
+        let start = clock.now
+        let outcome: CallbackOutcome<FaultServer.Attempts> = try await callback { handler in
+            let task = proxy.invoke(
+                .get, path: "flaky", arguments: ["key": key, "failures": 5, "retry-after": 10], resultHandler: handler)
+            Task {
+                try await FaultServer.waitForCount(1, key: key)
+                try await Task.sleep(for: .milliseconds(200))
+                task?.cancel()
+            }
+            return task
+        }
+        #expect((outcome.error as? URLError)?.code == .cancelled)
+        #expect(clock.now - start < .seconds(5))
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(outcome.handlerCalls.current == 1)
+        #expect(try await FaultServer.count(key) == 1)
+    }
+
+    // MARK: Interceptors
+
+    @Test func interceptorAddsATokenAndRefreshesItOnceOn401() async throws {
+        let key = FaultServer.makeKey("auth")
+        let tokens = TokenStore(["expired", "fresh"])
+        let proxy = try FaultServer.proxy { $0.intercepted(by: BearerInterceptor(tokens: tokens)) }
+        let result: FaultServer.Attempts = try await proxy.invoke(
+            .get, path: "auth", arguments: ["token": "fresh", "key": key])
+        #expect(result.attempts == 2)
+        #expect(try await FaultServer.count(key) == 2)
+        #expect(await tokens.fetches == 2)
+    }
+
+    @Test func interceptorRefreshesTheTokenThroughCallback() async throws {
+        let key = FaultServer.makeKey("auth-callback")
+        let tokens = TokenStore(["expired", "fresh"])
+        let proxy = try FaultServer.proxy { $0.intercepted(by: BearerInterceptor(tokens: tokens)) }
+        proxy.callbackQueue = CallbackQueues.make("fault.auth")
+        let outcome: CallbackOutcome<FaultServer.Attempts> = try await callback {
+            proxy.invoke(.get, path: "auth", arguments: ["token": "fresh", "key": key], resultHandler: $0)
+        }
+        #expect(try outcome.get().attempts == 2)
+        #expect(try await FaultServer.count(key) == 2)
+    }
+
+    @Test func interceptorGivesUpAfterOneRefresh() async throws {
+        let key = FaultServer.makeKey("auth-refused")
+        let tokens = TokenStore(["expired", "also-wrong", "never-asked-for"])
+        let proxy = try FaultServer.proxy { $0.intercepted(by: BearerInterceptor(tokens: tokens)) }
+        let error = await #expect(throws: WebServiceError.self) {
+            let _: FaultServer.Attempts = try await proxy.invoke(
+                .get, path: "auth", arguments: ["token": "fresh", "key": key])
+        }
+        #expect(error?.statusCode == 401)
+        #expect(try await FaultServer.count(key) == 2)
+        #expect(await tokens.fetches == 2)
+    }
+}
+
+/// A body larger than memory should hold, and many requests at once.
+///
+/// Serialized, and apart from ``FaultTests``, because resident memory is the whole process's: the
+/// memory checks would otherwise measure whatever else runs at the same time.
+@Suite(
+    .serialized,
+    .enabled(if: FaultServer.url != nil, "needs KILO_FAULT_URL (run Scripts/test.sh)"),
+    .timeLimit(.minutes(2))
+)
+struct FaultLoadTests {
+    /// How much a 512 MiB download may grow resident memory: well under the body's size.
+    private static let memoryGrowthLimit = 200 << 20
+
+    /// `session`: a proxy on a caller's `URLSession` (completion handlers); `owned`: a proxy with
+    /// a session of its own (Kilo's delegate, progress as bytes move).
+    private static func proxy(_ mode: String, maximumConnections: Int = 6) throws -> WebServiceProxy {
+        let url = try #require(FaultServer.url, "KILO_FAULT_URL is not set")
+        if mode == "session" {
+            return WebServiceProxy(session: Servers.session, baseURL: url)
+        }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = maximumConnections
+        return WebServiceProxy(configuration: configuration, baseURL: url)
+    }
+
+    /// Sends `total` GET requests to `/ok`, at most `inFlight` at a time, and counts the successes.
+    private static func sendMany(_ total: Int, inFlight: Int, through proxy: WebServiceProxy, key: String) async throws
+        -> Int
+    {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            var started = 0
+            var succeeded = 0
+            @Sendable func send() async throws -> Bool {
+                let result: FaultServer.OK = try await proxy.invoke(.get, path: "ok", arguments: ["key": key])
+                return result.ok
+            }
+            while started < min(inFlight, total) {
+                group.addTask { try await send() }
+                started += 1
+            }
+            while let ok = try await group.next() {
+                succeeded += ok ? 1 : 0
+                if started < total {
+                    group.addTask { try await send() }
+                    started += 1
+                }
+            }
+            return succeeded
+        }
+    }
+
+    /// Downloads `/huge?mb=512` to a file, and checks the file and how much resident memory grew,
+    /// sampled every 10 ms throughout.
+    private func downloadHugeBody(_ mode: String, progress: TransferProgress.Handler? = nil) async throws {
+        let megabytes = 512
+        let directory = try TemporaryDirectory()
+        let destination = directory.url.appendingPathComponent("huge.bin")
+        let proxy = try Self.proxy(mode)
+        guard let before = FaultServer.residentMemory() else {
+            try await proxy.download(path: "huge", arguments: ["mb": megabytes], to: destination, progress: progress)
+            return  // no /proc: nothing to measure
+        }
+        let sampler = Task {
+            var peak = before
+            while !Task.isCancelled {
+                peak = max(peak, FaultServer.residentMemory() ?? 0)
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return peak
+        }
+        try await proxy.download(path: "huge", arguments: ["mb": megabytes], to: destination, progress: progress)
+        let after = FaultServer.residentMemory() ?? 0
+        sampler.cancel()
+        let peak = max(await sampler.value, after)
+        let attributes = try FileManager.default.attributesOfItem(atPath: destination.path)
+        #expect((attributes[.size] as? NSNumber)?.int64Value == Int64(megabytes) << 20)
+        print(
+            "FaultLoadTests: \(megabytes) MiB download (\(mode)): RSS \(before >> 20) MiB before,",
+            "peak \(peak >> 20) MiB, \(after >> 20) MiB after")
+        #expect(peak - before < Self.memoryGrowthLimit, "resident memory grew by \((peak - before) >> 20) MiB")
+    }
+
+    @Test(arguments: ["session", "owned"])
+    func hugeDownloadStreamsToAFileInBoundedMemory(mode: String) async throws {
+        try await downloadHugeBody(mode)
+    }
+
+    /// A progress handler that takes 5 ms (a log write, say) must not make the download hold the
+    /// body in memory while the handler catches up.
+    @Test(arguments: ["session", "owned"])
+    func hugeDownloadStaysInBoundedMemoryWithASlowProgressHandler(mode: String) async throws {
+        let calls = Protected(0)
+        try await downloadHugeBody(mode) { _ in
+            calls.withLock { $0 += 1 }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        print("FaultLoadTests: \(calls.current) progress reports (\(mode))")
+    }
+
+    @Test func thousandRequestsWithAHundredInFlightAllSucceed() async throws {
+        let key = FaultServer.makeKey("load")
+        let proxy = try Self.proxy("owned", maximumConnections: 100)
+        let succeeded = try await Self.sendMany(1_000, inFlight: 100, through: proxy, key: key)
+        #expect(succeeded == 1_000)
+        #expect(try await FaultServer.count(key) == 1_000)
+    }
+}
+
+/// Hands out access tokens in turn, as a token endpoint would: the current one until it is
+/// invalidated, then the next.
+private actor TokenStore {
+    private let tokens: [String]
+    private var current: String?
+    /// How many tokens have been fetched.
+    private(set) var fetches = 0
+
+    init(_ tokens: [String]) {
+        self.tokens = tokens
+    }
+
+    /// The current token, fetched if there is none.
+    func token() async -> String {
+        if let current { return current }
+        await Task.yield()  // stands in for a request to a token endpoint
+        let token = tokens[min(fetches, tokens.count - 1)]
+        fetches += 1
+        current = token
+        return token
+    }
+
+    /// Forgets the current token, so the next ``token()`` fetches another.
+    func invalidate() {
+        current = nil
+    }
+}
+
+/// Sends `Authorization: Bearer <token>` and, on a 401, refreshes the token and asks to retry.
+private struct BearerInterceptor: RequestInterceptor {
+    let tokens: TokenStore
+
+    func adapt(_ request: TransportRequest) async throws -> TransportRequest {
+        var request = request
+        request.headers["Authorization"] = "Bearer \(await tokens.token())"
+        return request
+    }
+
+    func shouldRetry(
+        _ request: TransportRequest, after outcome: Result<TransportResponse, any Error>, attempt: Int
+    ) async -> Bool {
+        guard case .success(let response) = outcome, response.statusCode == 401 else { return false }
+        await tokens.invalidate()
+        return true
+    }
+}

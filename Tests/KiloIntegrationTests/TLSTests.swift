@@ -1,0 +1,57 @@
+import Foundation
+import Kilo
+import Testing
+
+/// Default certificate validation stays on: a server on 127.0.0.1 with a self-signed certificate
+/// (the fault server's TLS listener) is refused, and no request reaches it.
+@Suite(
+    .enabled(if: FaultServer.tlsURL != nil, "needs KILO_FAULT_TLS_URL (run Scripts/test.sh)"),
+    .timeLimit(.minutes(1))
+)
+struct TLSTests {
+    /// The codes that mean "the TLS handshake failed or was refused". Apple's URLSession reports
+    /// an untrusted certificate as -1202 (or -1200, or -999 when a delegate declines it).
+    /// Linux's URLSession (swift-corelibs-foundation 6.3.1) reports libcurl's verification
+    /// failure as -1 (`unknown`), "SSL certificate problem: self-signed certificate", which the
+    /// transport must turn into one of these.
+    static let tlsFailureCodes: Set<URLError.Code> = [
+        .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
+        .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
+        .clientCertificateRequired, .cancelled,
+    ]
+
+    private let tlsURL: URL
+
+    init() throws {
+        tlsURL = try #require(FaultServer.tlsURL, "KILO_FAULT_TLS_URL is not set")
+    }
+
+    private func expectRefused(by proxy: WebServiceProxy, mode: String) async throws {
+        let key = FaultServer.makeKey("tls-\(mode)")
+        let caught = await #expect(throws: URLError.self) {
+            let _: FaultServer.OK = try await proxy.invoke(.get, path: "ok", arguments: ["key": key])
+        }
+        let error = try #require(caught)
+        print("TLSTests (\(mode)): untrusted certificate gave URLError", error.code.rawValue, error.localizedDescription)
+        #expect(Self.tlsFailureCodes.contains(error.code), "URLError \(error.code.rawValue) is not a TLS failure")
+        #expect(try await FaultServer.count(key) == 0)
+    }
+
+    @Test func untrustedCertificateIsRefused() async throws {
+        try await expectRefused(by: WebServiceProxy(session: Servers.session, baseURL: tlsURL), mode: "session")
+    }
+
+    @Test func untrustedCertificateIsRefusedByAProxyWithItsOwnSession() async throws {
+        try await expectRefused(by: WebServiceProxy(configuration: .ephemeral, baseURL: tlsURL), mode: "owned")
+    }
+
+    @Test func untrustedCertificateIsRefusedThroughCallback() async throws {
+        let proxy = WebServiceProxy(session: Servers.session, baseURL: tlsURL)
+        proxy.callbackQueue = CallbackQueues.make("tls.callback")
+        let outcome: CallbackOutcome<Void> = try await callback {
+            proxy.invoke(.get, path: "ok", resultHandler: $0)
+        }
+        let error = try #require(outcome.error as? URLError)
+        #expect(Self.tlsFailureCodes.contains(error.code), "URLError \(error.code.rawValue) is not a TLS failure")
+    }
+}
