@@ -65,7 +65,8 @@ print("item 7             =", item.name, "created", item.created)
 
 // 5. POST arguments as a form.
 let form = try await proxy.invoke(.post, path: "echo/form", arguments: ["name": "Ann & Bob", "tags": ["a+b", "é"]]) {
-    content, _ in String(decoding: content, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    content,
+    _ in String(decoding: content, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 print("form echo          =", form)
 
@@ -76,7 +77,10 @@ defer { try? FileManager.default.removeItem(at: file) }  // A leftover temporary
 let uploader = WebServiceProxy(session: URLSession(configuration: .ephemeral), baseURL: baseURL)
 uploader.encoding = .multipartFormData
 let upload: UploadEcho = try await uploader.invoke(
-    .post, path: "echo/multipart", arguments: ["title": "Greeting", "file": file])
+    .post,
+    path: "echo/multipart",
+    arguments: ["title": "Greeting", "file": file]
+)
 for (name, files) in upload.files {
     for file in files {
         print("uploaded           = \(name): \(file.filename), \(file.size) bytes, \(file.contentType ?? "?")")
@@ -85,7 +89,11 @@ for (name, files) in upload.files {
 
 // 7. An Encodable body, sent as JSON; the arguments go in the query string.
 let echo: BodyEcho = try await proxy.invoke(
-    .post, path: "echo/body", arguments: ["draft": true], body: Note(title: "Plan", tags: ["kilo"]))
+    .post,
+    path: "echo/body",
+    arguments: ["draft": true],
+    body: Note(title: "Plan", tags: ["kilo"])
+)
 print("JSON body echo     =", echo.method, echo.contentType, echo.args)
 
 // 8. Text content with a custom response handler.

@@ -4,6 +4,6 @@
 @_exported import KiloTransport
 
 #if canImport(FoundationNetworking)
-// Kilo 3.x code that names `URLSession` compiles on Linux with `import Kilo` alone.
-@_exported import FoundationNetworking
+    // Kilo 3.x code that names `URLSession` compiles on Linux with `import Kilo` alone.
+    @_exported import FoundationNetworking
 #endif

@@ -28,7 +28,12 @@ extension WebServiceProxy {
         progress: TransferProgress.Handler? = nil
     ) async throws {
         let request = try makeRequest(
-            method, path: path, arguments: arguments, content: Self.content(content, type: contentType), progress: progress)
+            method,
+            path: path,
+            arguments: arguments,
+            content: Self.content(content, type: contentType),
+            progress: progress
+        )
         try await send(request, map: ResponseMapper.validate)
     }
 
@@ -53,8 +58,13 @@ extension WebServiceProxy {
         progress: TransferProgress.Handler? = nil
     ) async throws -> T {
         let request = try makeRequest(
-            method, path: path, arguments: arguments, content: Self.content(content, type: contentType),
-            accept: "application/json", progress: progress)
+            method,
+            path: path,
+            arguments: arguments,
+            content: Self.content(content, type: contentType),
+            accept: "application/json",
+            progress: progress
+        )
         return try await send(request) { response -> T in try ResponseMapper.decoded(from: response) }
     }
 
@@ -75,7 +85,13 @@ extension WebServiceProxy {
         body: B,
         progress: TransferProgress.Handler? = nil
     ) async throws {
-        let request = try makeRequest(method, path: path, arguments: arguments, content: Self.jsonContent(body), progress: progress)
+        let request = try makeRequest(
+            method,
+            path: path,
+            arguments: arguments,
+            content: Self.jsonContent(body),
+            progress: progress
+        )
         try await send(request, map: ResponseMapper.validate)
     }
 
@@ -98,8 +114,13 @@ extension WebServiceProxy {
         progress: TransferProgress.Handler? = nil
     ) async throws -> T {
         let request = try makeRequest(
-            method, path: path, arguments: arguments, content: Self.jsonContent(body), accept: "application/json",
-            progress: progress)
+            method,
+            path: path,
+            arguments: arguments,
+            content: Self.jsonContent(body),
+            accept: "application/json",
+            progress: progress
+        )
         return try await send(request) { response -> T in try ResponseMapper.decoded(from: response) }
     }
 
@@ -125,8 +146,14 @@ extension WebServiceProxy {
         responseHandler: ResponseHandler<T>
     ) async throws -> T {
         try await invoke(
-            method, path: path, arguments: arguments, content: content, contentType: contentType, progress: progress,
-            responseHandler: { content, contentType, _ in try responseHandler(content, contentType) })
+            method,
+            path: path,
+            arguments: arguments,
+            content: content,
+            contentType: contentType,
+            progress: progress,
+            responseHandler: { content, contentType, _ in try responseHandler(content, contentType) }
+        )
     }
 
     /// Calls an operation whose response is read by a custom handler that also sees the
@@ -152,7 +179,12 @@ extension WebServiceProxy {
         responseHandler: ResponseHeadersHandler<T>
     ) async throws -> T {
         let request = try makeRequest(
-            method, path: path, arguments: arguments, content: Self.content(content, type: contentType), progress: progress)
+            method,
+            path: path,
+            arguments: arguments,
+            content: Self.content(content, type: contentType),
+            progress: progress
+        )
         return try await send(request) { try ResponseMapper.value(from: $0, handler: responseHandler) }
     }
 }

@@ -29,9 +29,18 @@ extension WebServiceProxy {
         resultHandler: @escaping ResultHandler<Void>
     ) -> RequestTask? {
         start(
-            { try makeRequest(method, path: path, arguments: arguments, content: Self.content(content, type: contentType), progress: progress) },
+            {
+                try makeRequest(
+                    method,
+                    path: path,
+                    arguments: arguments,
+                    content: Self.content(content, type: contentType),
+                    progress: progress
+                )
+            },
             map: ResponseMapper.validate,
-            resultHandler: resultHandler)
+            resultHandler: resultHandler
+        )
     }
 
     /// Calls an operation that returns JSON, decoded with dates as epoch milliseconds.
@@ -59,11 +68,17 @@ extension WebServiceProxy {
         start(
             {
                 try makeRequest(
-                    method, path: path, arguments: arguments, content: Self.content(content, type: contentType),
-                    accept: "application/json", progress: progress)
+                    method,
+                    path: path,
+                    arguments: arguments,
+                    content: Self.content(content, type: contentType),
+                    accept: "application/json",
+                    progress: progress
+                )
             },
             map: { response -> T in try ResponseMapper.decoded(from: response) },
-            resultHandler: resultHandler)
+            resultHandler: resultHandler
+        )
     }
 
     /// Calls an operation with a JSON body, for an operation that returns no content.
@@ -90,7 +105,8 @@ extension WebServiceProxy {
         return start(
             { try makeRequest(method, path: path, arguments: arguments, content: content, progress: progress) },
             map: ResponseMapper.validate,
-            resultHandler: resultHandler)
+            resultHandler: resultHandler
+        )
     }
 
     /// Calls an operation with a JSON body, for an operation that returns JSON.
@@ -115,9 +131,19 @@ extension WebServiceProxy {
     ) throws -> RequestTask? {
         let content = try Self.jsonContent(body)
         return start(
-            { try makeRequest(method, path: path, arguments: arguments, content: content, accept: "application/json", progress: progress) },
+            {
+                try makeRequest(
+                    method,
+                    path: path,
+                    arguments: arguments,
+                    content: content,
+                    accept: "application/json",
+                    progress: progress
+                )
+            },
             map: { response -> T in try ResponseMapper.decoded(from: response) },
-            resultHandler: resultHandler)
+            resultHandler: resultHandler
+        )
     }
 
     /// Calls an operation whose response is read by a custom handler: an image, text, CSV, or
@@ -146,9 +172,15 @@ extension WebServiceProxy {
         resultHandler: @escaping ResultHandler<T>
     ) -> RequestTask? {
         invoke(
-            method, path: path, arguments: arguments, content: content, contentType: contentType, progress: progress,
+            method,
+            path: path,
+            arguments: arguments,
+            content: content,
+            contentType: contentType,
+            progress: progress,
             responseHandler: { content, contentType, _ in try responseHandler(content, contentType) },
-            resultHandler: resultHandler)
+            resultHandler: resultHandler
+        )
     }
 
     /// Calls an operation whose response is read by a custom handler that also sees the
@@ -177,8 +209,17 @@ extension WebServiceProxy {
         resultHandler: @escaping ResultHandler<T>
     ) -> RequestTask? {
         start(
-            { try makeRequest(method, path: path, arguments: arguments, content: Self.content(content, type: contentType), progress: progress) },
+            {
+                try makeRequest(
+                    method,
+                    path: path,
+                    arguments: arguments,
+                    content: Self.content(content, type: contentType),
+                    progress: progress
+                )
+            },
             map: { try ResponseMapper.value(from: $0, handler: responseHandler) },
-            resultHandler: resultHandler)
+            resultHandler: resultHandler
+        )
     }
 }

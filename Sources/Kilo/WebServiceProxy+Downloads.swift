@@ -58,7 +58,8 @@ extension WebServiceProxy {
         start(
             { try makeDownload(method, path: path, arguments: arguments, to: destination, progress: progress) },
             perform: { try await self.sendDownload($0, to: destination) },
-            resultHandler: resultHandler)
+            resultHandler: resultHandler
+        )
     }
 
     private func makeDownload(
@@ -80,8 +81,10 @@ extension WebServiceProxy {
         return try await send(prepared) { response in
             guard response.isSuccess else {
                 throw WebServiceError(
-                    statusCode: response.statusCode, headers: response.headers,
-                    body: try Self.prefix(of: partial, count: Self.downloadErrorBodyLimit))
+                    statusCode: response.statusCode,
+                    headers: response.headers,
+                    body: try Self.prefix(of: partial, count: Self.downloadErrorBodyLimit)
+                )
             }
             if !FileManager.default.fileExists(atPath: partial.path) {
                 // An empty body may leave no file behind.
@@ -91,7 +94,10 @@ extension WebServiceProxy {
             }
             // rename(2) replaces the destination atomically: readers see the old file or the new one.
             guard rename(partial.path, destination.path) == 0 else {
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO, userInfo: [NSFilePathErrorKey: destination.path])
+                throw POSIXError(
+                    POSIXErrorCode(rawValue: errno) ?? .EIO,
+                    userInfo: [NSFilePathErrorKey: destination.path]
+                )
             }
             return response.headers
         }

@@ -73,8 +73,13 @@ extension WebServiceProxy {
         }
         try headers.validate()
         let request = TransportRequest(
-            method: method, url: url, headers: headers, body: body, timeoutInterval: settings.timeoutInterval,
-            progress: progress.map(ProgressObserver.init))
+            method: method,
+            url: url,
+            headers: headers,
+            body: body,
+            timeoutInterval: settings.timeoutInterval,
+            progress: progress.map(ProgressObserver.init)
+        )
         return PreparedRequest(request: request, streamedBody: streamedBody)
     }
 

@@ -46,7 +46,11 @@ extension WebServiceProxy {
         resultHandler: @escaping ResultHandler<T>
     ) -> RequestTask? {
         let mapping = Handoff(value: map)
-        return start(makeRequest, perform: { try await self.send($0, map: mapping.value) }, resultHandler: resultHandler)
+        return start(
+            makeRequest,
+            perform: { try await self.send($0, map: mapping.value) },
+            resultHandler: resultHandler
+        )
     }
 
     /// Starts a callback-style request that `perform` carries out in a task.
@@ -95,7 +99,9 @@ extension WebServiceProxy {
             .appendingPathComponent("kilo-upload-\(UUID().uuidString).multipart")
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             DispatchQueue.global(qos: .utility).async {
-                continuation.resume(with: Result { try streamed.encoder.encode(streamed.arguments, toFile: file) }.map { _ in })
+                continuation.resume(
+                    with: Result { try streamed.encoder.encode(streamed.arguments, toFile: file) }.map { _ in }
+                )
             }
         }
         return file

@@ -4,7 +4,7 @@ import KiloEncoding
 import KiloTransport
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Calls the operations of a REST service.

@@ -11,10 +11,9 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
     /// The parameters, names lowercased and quotes removed from values.
     public let parameters: [String: String]
 
-    /// Parses a `Content-Type` header value.
+    /// Parses a `Content-Type` header value; fails if the value has no `type/subtype`.
     ///
     /// - Parameter string: The header value.
-    /// - Returns: `nil` if the value has no `type/subtype`.
     public init?(_ string: String) {
         var pieces = string.split(separator: ";", omittingEmptySubsequences: false).makeIterator()
         guard let essence = pieces.next() else { return nil }

@@ -64,7 +64,8 @@ extension Argument {
         case let uuid as UUID: return .string(uuid.uuidString)
         case let decimal as Decimal: return .string(decimal.description)
         case is NSNull: return .undefined
-        case let integer as any BinaryInteger: return Int(exactly: integer).map(Argument.integer) ?? .string("\(integer)")
+        case let integer as any BinaryInteger:
+            return Int(exactly: integer).map(Argument.integer) ?? .string("\(integer)")
         default: return nil
         }
     }

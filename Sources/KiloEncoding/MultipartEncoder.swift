@@ -113,7 +113,10 @@ public struct MultipartEncoder: Sendable {
             }
             guard !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: url.path) else {
                 throw ArgumentEncodingError.unreadableFile(
-                    pair.name, url: url, reason: "The file is a directory or is not readable.")
+                    pair.name,
+                    url: url,
+                    reason: "The file is a directory or is not readable."
+                )
             }
         }
     }
@@ -159,7 +162,8 @@ public struct MultipartEncoder: Sendable {
     private static func emit(_ buffer: Data, to output: (Data) throws -> Void) throws {
         var start = buffer.startIndex
         repeat {
-            let end = buffer.index(start, offsetBy: FileChunkReader.chunkSize, limitedBy: buffer.endIndex) ?? buffer.endIndex
+            let end =
+                buffer.index(start, offsetBy: FileChunkReader.chunkSize, limitedBy: buffer.endIndex) ?? buffer.endIndex
             try output(buffer.subdata(in: start..<end))
             start = end
         } while start < buffer.endIndex

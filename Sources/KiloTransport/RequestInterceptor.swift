@@ -49,6 +49,7 @@ extension RequestInterceptor {
     ///
     /// - Parameter request: The request.
     /// - Returns: `request`.
+    /// - Throws: Nothing; a conforming type's own `adapt` may throw.
     public func adapt(_ request: TransportRequest) async throws -> TransportRequest {
         request
     }
@@ -61,7 +62,9 @@ extension RequestInterceptor {
     ///   - attempt: The attempt's number.
     /// - Returns: `false`.
     public func shouldRetry(
-        _ request: TransportRequest, after outcome: Result<TransportResponse, any Error>, attempt: Int
+        _ request: TransportRequest,
+        after outcome: Result<TransportResponse, any Error>,
+        attempt: Int
     ) async -> Bool {
         false
     }

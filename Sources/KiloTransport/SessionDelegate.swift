@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The delegate of a session that ``URLSessionTransport`` owns: it routes each task's events to
@@ -22,12 +22,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     /// Routes `task`'s events to `transfer`; call it before the task is resumed.
     ///
-    /// - Parameter completesThroughDelegate: Whether the task ends here; `false` for a task
-    ///   with a completion handler, which ends there.
+    /// - Parameters:
+    ///   - transfer: The call that started the task.
+    ///   - task: The task.
+    ///   - completesThroughDelegate: Whether the task ends here; `false` for a task with a
+    ///     completion handler, which ends there.
     func register(_ transfer: SessionTransfer, for task: URLSessionTask, completesThroughDelegate: Bool) {
         lock.withLock {
             registrations[task.taskIdentifier] = Registration(
-                transfer: transfer, completesThroughDelegate: completesThroughDelegate)
+                transfer: transfer,
+                completesThroughDelegate: completesThroughDelegate
+            )
         }
     }
 

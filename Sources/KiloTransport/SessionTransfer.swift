@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The state of one ``URLSessionTransport/send(_:)`` call: its task, the body received so
@@ -78,15 +78,19 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
 
     /// Returns the response, or the error, to the caller; only the first call counts.
     func finish(body received: Data, response: URLResponse?, error: (any Error)?) {
-        let outcome: (continuation: CheckedContinuation<TransportResponse, any Error>?, result: Result<TransportResponse, any Error>)? =
-            lock.withLock {
-                guard !isFinished else { return nil }
-                isFinished = true
-                body.append(received)
-                let result = makeResult(response: response, error: error)
-                body = Data()
-                return (continuation, result)
-            }
+        let outcome:
+            (
+                continuation: CheckedContinuation<TransportResponse, any Error>?,
+                result: Result<TransportResponse, any Error>
+            )? =
+                lock.withLock {
+                    guard !isFinished else { return nil }
+                    isFinished = true
+                    body.append(received)
+                    let result = makeResult(response: response, error: error)
+                    body = Data()
+                    return (continuation, result)
+                }
         guard let outcome else { return }
         if case .success(let response) = outcome.result {
             reportCompletion(of: response)
@@ -144,12 +148,12 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         #if canImport(FoundationNetworking)
-        if let response = challenge.failureResponse as? HTTPURLResponse {
-            lock.withLock { challengedResponse = response }
-        }
-        completionHandler(.cancelAuthenticationChallenge, nil)
+            if let response = challenge.failureResponse as? HTTPURLResponse {
+                lock.withLock { challengedResponse = response }
+            }
+            completionHandler(.cancelAuthenticationChallenge, nil)
         #else
-        completionHandler(.performDefaultHandling, nil)
+            completionHandler(.performDefaultHandling, nil)
         #endif
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension URLError {
@@ -15,24 +15,24 @@ extension URLError {
     /// apart, so this reads it; the original error stays as the underlying error.
     func normalized() -> URLError {
         #if canImport(FoundationNetworking)
-        let message = (userInfo[NSLocalizedDescriptionKey] as? String) ?? ""
-        let code: URLError.Code
-        switch self.code {
-        case .unknown where message.hasPrefix("transfer closed"),
-            .badServerResponse where message == "Empty reply from server":
-            code = .networkConnectionLost
-        case .unknown where message.hasPrefix("SSL certificate problem"):
-            code = .serverCertificateUntrusted
-        case .unknown where message.hasPrefix("SSL") || message.contains("TLS"):
-            code = .secureConnectionFailed
-        default:
-            return self
-        }
-        var info = userInfo
-        info[NSUnderlyingErrorKey] = self as NSError
-        return URLError(code, userInfo: info)
+            let message = (userInfo[NSLocalizedDescriptionKey] as? String) ?? ""
+            let code: URLError.Code
+            switch self.code {
+            case .unknown where message.hasPrefix("transfer closed"),
+                .badServerResponse where message == "Empty reply from server":
+                code = .networkConnectionLost
+            case .unknown where message.hasPrefix("SSL certificate problem"):
+                code = .serverCertificateUntrusted
+            case .unknown where message.hasPrefix("SSL") || message.contains("TLS"):
+                code = .secureConnectionFailed
+            default:
+                return self
+            }
+            var info = userInfo
+            info[NSUnderlyingErrorKey] = self as NSError
+            return URLError(code, userInfo: info)
         #else
-        return self
+            return self
         #endif
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension URLRequest {
@@ -20,11 +20,11 @@ extension URLRequest {
         }
         if let timeoutInterval = request.timeoutInterval {
             #if canImport(FoundationNetworking)
-            // Linux's URLSession truncates timeouts to whole seconds, so 0.5 s would expire at
-            // once: round up instead.
-            self.timeoutInterval = max(1, timeoutInterval.rounded(.up))
+                // Linux's URLSession truncates timeouts to whole seconds, so 0.5 s would expire at
+                // once: round up instead.
+                self.timeoutInterval = max(1, timeoutInterval.rounded(.up))
             #else
-            self.timeoutInterval = timeoutInterval
+                self.timeoutInterval = timeoutInterval
             #endif
         }
         if request.body != nil, request.headers["Content-Type"] == nil {

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A ``Transport`` that sends requests with a `URLSession`.
@@ -67,7 +67,8 @@ public struct URLSessionTransport: Transport {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 transfer.continuation = continuation
-                let task = owner.map { makeTask(urlRequest, for: transfer, delegatedTo: $0.delegate) }
+                let task =
+                    owner.map { makeTask(urlRequest, for: transfer, delegatedTo: $0.delegate) }
                     ?? makeTask(urlRequest, for: transfer)
                 transfer.start(task)
             }
@@ -123,7 +124,7 @@ public struct URLSessionTransport: Transport {
             }
         }
         #if canImport(FoundationNetworking)
-        task.delegate = transfer  // only to decline authentication challenges; see SessionTransfer
+            task.delegate = transfer  // only to decline authentication challenges; see SessionTransfer
         #endif
         return task
     }
