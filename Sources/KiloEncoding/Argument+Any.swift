@@ -50,9 +50,12 @@ extension Argument {
     }
 
     private static func scalar(_ value: Any) -> Argument? {
+        // Test the dynamic type first: a cast to NSNumber would bridge every other value.
+        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
+            return fromFoundation(number)
+        }
         switch value {
         case let argument as Argument: return argument
-        case let number as NSNumber where type(of: value) is NSNumber.Type: return fromFoundation(number)
         case let string as String: return .string(string)
         case let substring as Substring: return .string(String(substring))
         case let bool as Bool: return .boolean(bool)

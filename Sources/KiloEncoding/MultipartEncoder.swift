@@ -37,9 +37,9 @@ public struct MultipartEncoder: Sendable {
 
     /// Makes a random boundary that will not occur in any real content.
     ///
-    /// - Returns: A boundary such as `kilo-3F2504E04F8911D39A0C0305E82C3301`.
+    /// - Returns: A boundary such as `kilo-3F2504E0-4F89-11D3-9A0C-0305E82C3301`.
     public static func makeBoundary() -> String {
-        "kilo-" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
+        "kilo-" + UUID().uuidString
     }
 
     /// Encodes arguments as a multipart body in memory.

@@ -36,6 +36,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
     }
 
+    /// Stops routing the events of the task with this identifier.
+    func unregister(_ taskIdentifier: Int) {
+        _ = lock.withLock { registrations.removeValue(forKey: taskIdentifier) }
+    }
+
     private func transfer(for task: URLSessionTask) -> SessionTransfer? {
         lock.withLock { registrations[task.taskIdentifier]?.transfer }
     }

@@ -11,10 +11,13 @@ import Foundation
 /// session's delegate queue reports the rest.
 ///
 /// `@unchecked Sendable`: every mutable property is private and only read and written under
-/// `lock`, except `continuation`, which is set once before the task starts.
+/// `lock`, except `continuation` and `onFinish`, which are set before the task starts (and
+/// `continuation` is then only taken under `lock`).
 final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     let request: TransportRequest
     var continuation: CheckedContinuation<TransportResponse, any Error>?
+    /// Runs once when the transfer finishes, however it finishes.
+    var onFinish: (@Sendable () -> Void)?
 
     private let lock = NSLock()
     private var task: URLSessionTask?
@@ -88,10 +91,16 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
                     isFinished = true
                     body.append(received)
                     let result = makeResult(response: response, error: error)
+                    // Let go of everything: on Linux a task keeps its delegate (this transfer)
+                    // forever, so the transfer must not keep the task, the body or the caller.
                     body = Data()
+                    task = nil
+                    let continuation = self.continuation
+                    self.continuation = nil
                     return (continuation, result)
                 }
         guard let outcome else { return }
+        onFinish?()
         if case .success(let response) = outcome.result {
             reportCompletion(of: response)
         }

@@ -94,6 +94,8 @@ public struct URLSessionTransport: Transport {
             return task
         case (_, .some):
             let task = makeTask(urlRequest, for: transfer)
+            let identifier = task.taskIdentifier
+            transfer.onFinish = { [weak delegate] in delegate?.unregister(identifier) }
             delegate.register(transfer, for: task, completesThroughDelegate: false)
             return task
         default:
