@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+// Kilo's benchmarks: a package of their own, so that the library keeps no dependencies.
+// Run them with `bash Benchmarks/run.sh` from the repository root (see Docs/Performance.md).
+import PackageDescription
+
+let package = Package(
+    name: "KiloBenchmarks",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "kilo-bench", targets: ["KiloBench"]),
+        .executable(name: "kilo-bench-server", targets: ["KiloBenchServer"]),
+    ],
+    dependencies: [
+        .package(name: "Kilo", path: ".."),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.100.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "KiloBenchServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // Counts the calling thread's heap allocations, for the encoders' allocations per operation.
+        .target(name: "MallocCounter"),
+        .executableTarget(
+            name: "KiloBench",
+            dependencies: [
+                "MallocCounter",
+                .product(name: "Kilo", package: "Kilo"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets where target.name != "MallocCounter" {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    target.swiftSettings = settings
+}

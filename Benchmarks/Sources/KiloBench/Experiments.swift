@@ -1,0 +1,94 @@
+import Foundation
+import Kilo
+
+/// Prototypes of changes suggested for Kilo's transport, built here from Kilo's public API so
+/// that their effect can be measured before anyone edits Sources/. Shown with `--experiments`.
+enum Experiments {
+    static func getRows(session: URLSession, url: URL) -> [RequestRow] {
+        let decoder = JSONCoding.makeDecoder()
+        let callbackQueue = DispatchQueue(label: "kilo-bench.experiment-callbacks")
+        return [
+            // What URLSessionTransport.send does today, reduced to its hops: the completion
+            // handler runs on the session's delegate queue, then resumes the continuation.
+            .tasks("experiment: continuation around dataTask(with:completionHandler:)") {
+                var request = URLRequest(url: url)
+                request.setValue("application/json", forHTTPHeaderField: "Accept")
+                let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
+                    session.dataTask(with: request) { data, response, error in
+                        if let error {
+                            continuation.resume(throwing: error)
+                        } else {
+                            continuation.resume(returning: (data ?? Data(), response!))
+                        }
+                    }.resume()
+                }
+                blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
+            },
+            // Suggested: URLSessionTransport.send through session.data(for:), which resumes the
+            // caller straight from the session's work queue, skipping the delegate queue.
+            .tasks("experiment: Kilo's transport work via session.data(for:)") {
+                let transportRequest = TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"])
+                try transportRequest.headers.validate()
+                let (data, response) = try await session.data(for: URLRequest(transportRequest))
+                guard let response = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+                let mapped = TransportResponse(response, body: data)
+                guard mapped.isSuccess else { throw URLError(.badServerResponse) }
+                blackHole(try JSONCoding.makeDecoder().decode(Item.self, from: mapped.body).id)
+            },
+            // Suggested: callback invokes over a URLSessionTransport without a Task: the
+            // completion handler maps the response and hops once, to the callback queue.
+            .callbacks("experiment: callback path without a Task, private serial queue") { completion in
+                let transportRequest = TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"])
+                session.dataTask(with: URLRequest(transportRequest)) { data, response, error in
+                    let result = Result<Item, any Error> {
+                        if let error { throw error }
+                        guard let response = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+                        let mapped = TransportResponse(response, body: data ?? Data())
+                        guard mapped.isSuccess else { throw URLError(.badServerResponse) }
+                        return try JSONCoding.makeDecoder().decode(Item.self, from: mapped.body)
+                    }
+                    callbackQueue.async { completion(result.map { blackHole($0.id) }) }
+                }.resume()
+            },
+        ]
+    }
+
+    /// Suggested for Argument+Any.swift: the same conversion as `Argument.init(_:forKey:)`, but
+    /// asking whether the value's dynamic type is NSNumber before casting. Kilo's
+    /// `case let number as NSNumber where type(of: value) is NSNumber.Type` casts first, and on
+    /// Linux that cast bridges every String, Date and [String] to an Objective-C object (an
+    /// NSArray for a list) only to find it is not a number.
+    static func argument(_ value: Any, forKey key: String) throws -> Argument {
+        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
+            return foundationNumber(number)
+        }
+        switch value {
+        case let argument as Argument: return argument
+        case let string as String: return .string(string)
+        case let substring as Substring: return .string(String(substring))
+        case let bool as Bool: return .boolean(bool)
+        case let int as Int: return .integer(int)
+        case let date as Date: return .date(date)
+        case let url as URL: return url.isFileURL ? .file(url) : .string(url.absoluteString)
+        case let double as Double: return .number(double)
+        case let array as [Any]: return .list(try array.map { try argument($0, forKey: key) })
+        default: return try Argument(value, forKey: key)  // the rarer types: Kilo's own path
+        }
+    }
+
+    static func arguments(from dictionary: [String: Any]) throws -> [String: Argument] {
+        var arguments: [String: Argument] = [:]
+        arguments.reserveCapacity(dictionary.count)
+        for (key, value) in dictionary {
+            arguments[key] = try argument(value, forKey: key)
+        }
+        return arguments
+    }
+
+    private static func foundationNumber(_ number: NSNumber) -> Argument {
+        if type(of: number) == type(of: NSNumber(value: true)) { return .boolean(number.boolValue) }
+        let kind = String(cString: number.objCType)
+        if kind == "f" || kind == "d" { return .number(number.doubleValue) }
+        return .integer(number.intValue)
+    }
+}

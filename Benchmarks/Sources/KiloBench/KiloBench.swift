@@ -1,0 +1,95 @@
+import Foundation
+import Kilo
+
+/// kilo-bench: what Kilo costs next to raw URLSession, measured side by side in one run.
+/// See Docs/Performance.md; run it with `bash Benchmarks/run.sh`.
+@main
+enum KiloBench {
+    static func main() async {
+        let options: Options
+        do {
+            options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+        } catch let error as UsageError {
+            if let message = error.message {
+                FileHandle.standardError.write(Data("kilo-bench: \(message)\n".utf8))
+            }
+            FileHandle.standardError.write(Data((Options.usage + "\n").utf8))
+            exit(error.message == nil ? 0 : 2)
+        } catch {
+            exit(2)
+        }
+        do {
+            let failures = try await run(options)
+            if failures > 0 {
+                FileHandle.standardError.write(Data("kilo-bench: \(failures) requests failed\n".utf8))
+                exit(1)
+            }
+        } catch {
+            FileHandle.standardError.write(Data("kilo-bench: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    /// Runs the selected sections and prints the verdict; returns the number of failed requests.
+    nonisolated static func run(_ options: Options) async throws -> Int {
+        let start = now()
+        print("kilo-bench\(options.isQuick ? " --quick" : ""): server \(options.baseURL.absoluteString), "
+            + "\(ProcessInfo.processInfo.activeProcessorCount) cores, allocation counting "
+            + (canCountAllocations ? "on (this thread's mallocs)" : "unavailable"))
+        print()
+        var encoding: [String: Double] = [:]
+        var get: [RowResult] = []
+        var post: [RowResult] = []
+        var memory: [MemoryBenchmark.Result] = []
+        if options.sections.contains(.encoding) {
+            encoding = try await EncodingBenchmarks.run(options)
+        }
+        let session = RequestBenchmarks.makeSession()
+        defer { session.finishTasksAndInvalidate() }
+        if options.sections.contains(.get) {
+            get = try await RequestBenchmarks.get(options, session: session)
+        }
+        if options.sections.contains(.post) {
+            post = try await RequestBenchmarks.post(options, session: session)
+        }
+        if options.sections.contains(.memory) {
+            memory = await MemoryBenchmark.run(options, session: session)
+        }
+        printVerdict(encoding: encoding, requests: get + post, memory: memory)
+        print(String(format: "total time %.1f s", Double(now() - start) / 1e9))
+        return (get + post).reduce(0) { $0 + $1.failures } + memory.reduce(0) { $0 + $1.failures }
+    }
+
+    private static func printVerdict(encoding: [String: Double], requests: [RowResult], memory: [MemoryBenchmark.Result]) {
+        print("== Targets ==")
+        for result in requests where result.name.hasPrefix("Kilo ") {
+            let ratio = result.medianRatio
+            print(String(format: "  %@ %@, %d in flight: %.2f× the raw URLSession baseline (target ≥ 0.95×)",
+                ratio >= 0.95 ? "MET   " : "MISSED", result.name, result.lanes, ratio))
+        }
+        if let roundTrip = requests.first(where: { $0.name.contains("(baseline)") && $0.lanes == 1 })?.latency(0.5) {
+            for (name, label) in [
+                ("QueryEncoder.encode, typed arguments", "QueryEncoder"),
+                ("[String: Any] → Argument, then QueryEncoder (what a GET invoke does)", "[String: Any] → Argument → query"),
+                ("FormEncoder.encode, typed arguments", "FormEncoder"),
+                ("MultipartEncoder.encode, 10 text fields, fixed boundary", "MultipartEncoder, 10 fields"),
+            ] {
+                if let cost = encoding[name] {
+                    print("  INFO   \(label): \(Format.duration(cost)) = \(String(format: "%.1f", 100 * cost / roundTrip))% "
+                        + "of a loopback round trip (\(Format.duration(roundTrip)), raw URLSession GET, median)")
+                }
+            }
+        }
+        // URLSession itself grows a little per request on Linux; Kilo is judged by what it adds.
+        let reference = memory.first { !$0.name.hasPrefix("Kilo") }
+        for result in memory where result.name.hasPrefix("Kilo") {
+            let added = result.residentGrowth - (reference?.residentGrowth ?? 0)
+            let perRequest = Double(added) / Double(max(result.requests, 1))
+            print("  \(added <= 1_048_576 ? "MET   " : "MISSED") no memory growth over \(result.requests) requests, "
+                + "\(result.name): RSS \(Format.bytes(result.residentGrowth)), \(Format.bytes(added)) more than raw "
+                + "URLSession (\(String(format: "%.0f", max(0, perRequest))) B per request); heap \(Format.bytes(result.heapGrowth)) "
+                + "(target: at most 1 MiB more than raw)")
+        }
+        print()
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import MallocCounter
+
+/// Nanoseconds on the monotonic clock.
+@inline(__always)
+func now() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// What every thread of this process has used so far: CPU time (user + system) in
+/// nanoseconds, and context switches (a thread giving up or losing its core: each hop of work
+/// from one thread to a sleeping one costs at least one).
+func processUsage() -> (cpu: UInt64, switches: Int) {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func nanoseconds(_ time: timeval) -> UInt64 {
+        UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_usec) * 1_000
+    }
+    return (nanoseconds(usage.ru_utime) + nanoseconds(usage.ru_stime), usage.ru_nvcsw + usage.ru_nivcsw)
+}
+
+/// Keeps a result alive, so the optimizer cannot drop the work that made it.
+@_optimize(none)
+func blackHole<T>(_ value: T) {}
+
+/// The calling thread's heap allocations so far (see MallocCounter.c).
+@inline(__always)
+func threadAllocations() -> UInt64 {
+    kilo_bench_thread_allocations()
+}
+
+/// Whether allocation counting works in this process: one array allocation must be seen.
+let canCountAllocations: Bool = {
+    let before = threadAllocations()
+    blackHole([Int](repeating: 7, count: 100))
+    return threadAllocations() > before
+}()
+
+/// Sample statistics.
+enum Statistics {
+    /// The value at `fraction` (0...1) of the sorted values, nearest rank.
+    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+        guard !values.isEmpty else { return .nan }
+        let sorted = values.sorted()
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[min(max(rank, 0), sorted.count - 1)]
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return .nan }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+}
+
+/// Formats numbers for the tables.
+enum Format {
+    /// A duration given in nanoseconds, in ns, µs or ms.
+    static func duration(_ nanoseconds: Double) -> String {
+        guard nanoseconds.isFinite else { return "–" }
+        switch nanoseconds {
+        case ..<10_000: return String(format: "%.0f ns", nanoseconds)
+        case ..<10_000_000: return String(format: "%.1f µs", nanoseconds / 1_000)
+        default: return String(format: "%.1f ms", nanoseconds / 1_000_000)
+        }
+    }
+
+    static func ratio(_ value: Double?) -> String {
+        guard let value, value.isFinite else { return "–" }
+        return String(format: "%.2f×", value)
+    }
+
+    static func rate(_ perSecond: Double) -> String {
+        perSecond.isFinite ? String(format: "%.0f", perSecond) : "–"
+    }
+
+    static func bytes(_ count: Int) -> String {
+        let sign = count < 0 ? "-" : "+"
+        let magnitude = Double(abs(count))
+        if magnitude >= 1_048_576 { return sign + String(format: "%.2f MiB", magnitude / 1_048_576) }
+        return sign + String(format: "%.0f KiB", magnitude / 1024)
+    }
+}
+
+/// A plain-text table with left-aligned first column and right-aligned others.
+struct Table {
+    var header: [String]
+    var rows: [[String]] = []
+
+    init(_ header: String...) {
+        self.header = header
+    }
+
+    mutating func add(_ row: String...) {
+        rows.append(row)
+    }
+
+    func print() {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                let padding = String(repeating: " ", count: widths[index] - cell.count)
+                return index == 0 ? cell + padding : padding + cell
+            }.joined(separator: "  ")
+        }
+        Swift.print(line(header))
+        Swift.print(String(repeating: "-", count: widths.reduce(0, +) + 2 * (widths.count - 1)))
+        for row in rows {
+            Swift.print(line(row))
+        }
+        Swift.print()
+        fflush(nil)  // nil: every stream (naming `stdout` is not concurrency-safe)
+    }
+}
+
+/// Resident set size and heap in use, for the memory check.
+enum Memory {
+    /// Resident set size in bytes, from /proc/self/statm.
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return -1 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return -1 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// Bytes that malloc has handed out and not had back (all arenas, mmapped blocks included).
+    static func heapInUse() -> Int {
+        Int(kilo_bench_heap_in_use())
+    }
+
+    /// Returns free heap pages to the system, so that RSS reflects live memory.
+    static func trim() {
+        kilo_bench_trim()
+    }
+}

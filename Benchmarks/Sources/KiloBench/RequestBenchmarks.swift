@@ -1,0 +1,233 @@
+import AsyncHTTPClient
+import Foundation
+import Kilo
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import NIOPosix
+
+/// Sections b and c: real requests to kilo-bench-server on loopback.
+enum RequestBenchmarks {
+    /// The one session that raw URLSession and Kilo share, so that they use the same
+    /// connections: ephemeral, no cache, up to 64 connections to the server.
+    static func makeSession() -> URLSession {
+        URLSession(configuration: makeConfiguration())
+    }
+
+    /// The configuration of every session here: ephemeral, no cache, up to 64 connections.
+    static func makeConfiguration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 64
+        configuration.urlCache = nil
+        configuration.timeoutIntervalForRequest = 30
+        return configuration
+    }
+
+    /// Checks a raw URLSession completion and decodes its body, as careful callers do.
+    static func decode<T: Decodable>(
+        _ type: T.Type, data: Data?, response: URLResponse?, error: (any Error)?, decoder: JSONDecoder
+    ) throws -> T {
+        if let error { throw error }
+        guard let response = response as? HTTPURLResponse, (200..<300).contains(response.statusCode), let data else {
+            throw URLError(.badServerResponse)
+        }
+        return try decoder.decode(T.self, from: data)
+    }
+
+    // MARK: b. GET /json
+
+    static func get(_ options: Options, session: URLSession) async throws -> [RowResult] {
+        let lanes16 = options.requestsPerLane[16]!, lanes64 = options.requestsPerLane[64]!
+        print("== b. GET /json (201 B) decoded into a struct: \(options.rounds) interleaved rounds; per round \(options.sequentialRequests) sequential requests, 16 × \(lanes16) and 64 × \(lanes64) in flight ==")
+        print("   ratio = median over rounds of (row req/s ÷ baseline req/s in the same round); latencies pooled over all rounds;")
+        print("   CPU/req = this process's CPU time (all threads, user + system) per request; CPU ratio as ratio, lower is cheaper")
+        let baseURL = options.baseURL
+        let url = baseURL.appendingPathComponent("json")
+        let decoder = JSONCoding.makeDecoder()
+
+        let proxy = WebServiceProxy(session: session, baseURL: baseURL)
+        let transport = URLSessionTransport(session: session)
+        let serialProxy = WebServiceProxy(session: session, baseURL: baseURL)
+        serialProxy.callbackQueue = DispatchQueue(label: "kilo-bench.callbacks")
+        // The same configuration, but a session of the proxy's own, with Kilo's delegate (the
+        // mode that reports progress as bytes move); it cannot share the others' connections.
+        let owningProxy = WebServiceProxy(configuration: makeConfiguration(), baseURL: baseURL)
+        let concurrentProxy = WebServiceProxy(session: session, baseURL: baseURL)
+        concurrentProxy.callbackQueue = DispatchQueue(label: "kilo-bench.callbacks.concurrent", attributes: .concurrent)
+
+        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        configuration.httpVersion = .http1Only
+        let client = HTTPClient(eventLoopGroup: eventLoops, configuration: configuration)
+
+        let rows: [RequestRow] = [
+            .callbacks("URLSession dataTask + JSONDecoder (baseline)") { completion in
+                var request = URLRequest(url: url)
+                request.setValue("application/json", forHTTPHeaderField: "Accept")
+                session.dataTask(with: request) { data, response, error in
+                    completion(Result {
+                        blackHole(try decode(Item.self, data: data, response: response, error: error, decoder: decoder).id)
+                    })
+                }.resume()
+            },
+            .tasks("URLSession data(for:) async + JSONDecoder (raw async)") {
+                var request = URLRequest(url: url)
+                request.setValue("application/json", forHTTPHeaderField: "Accept")
+                let (data, response) = try await session.data(for: request)
+                blackHole(try decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
+            },
+            .tasks("KiloTransport URLSessionTransport.send + JSONDecoder (no facade)") {
+                let response = try await transport.send(
+                    TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
+                guard response.isSuccess else { throw URLError(.badServerResponse) }
+                blackHole(try decoder.decode(Item.self, from: response.body).id)
+            },
+            .tasks("Kilo async invoke") {
+                let item: Item = try await proxy.invoke(.get, path: "json")
+                blackHole(item.id)
+            },
+            .tasks("Kilo own-session (init(configuration:)) async invoke") {
+                let item: Item = try await owningProxy.invoke(.get, path: "json")
+                blackHole(item.id)
+            },
+            .callbacks("Kilo callback invoke, private serial callbackQueue") { completion in
+                serialProxy.invoke(.get, path: "json") { (result: Result<Item, any Error>) in
+                    completion(result.map { blackHole($0.id) })
+                }
+            },
+            .callbacks("Kilo callback invoke, concurrent callbackQueue") { completion in
+                concurrentProxy.invoke(.get, path: "json") { (result: Result<Item, any Error>) in
+                    completion(result.map { blackHole($0.id) })
+                }
+            },
+            .tasks("async-http-client execute + JSONDecoder (server-side reference)") {
+                var request = HTTPClientRequest(url: url.absoluteString)
+                request.headers.add(name: "Accept", value: "application/json")
+                let response = try await client.execute(request, timeout: .seconds(30))
+                let body = try await response.body.collect(upTo: 1 << 20)
+                guard response.status == .ok else { throw URLError(.badServerResponse) }
+                blackHole(try decoder.decode(Item.self, from: body).id)
+            },
+        ]
+        let experimentRows = options.experiments ? Experiments.getRows(session: session, url: url) : []
+        let selected = (rows + experimentRows).filter { options.includes($0.name) }
+
+        let modes = [(1, options.sequentialRequests), (16, lanes16), (64, lanes64)].filter { options.inFlight.contains($0.0) }
+        let results = await compare(selected, modes: modes, rounds: options.rounds)
+        try await client.shutdown()
+        try await eventLoops.shutdownGracefully()
+        printRequestTable(results)
+        return results
+    }
+
+    // MARK: c. POST /discard
+
+    static func post(_ options: Options, session: URLSession) async throws -> [RowResult] {
+        let lanes16 = options.requestsPerLane[16]!
+        let baseURL = options.baseURL
+        let url = baseURL.appendingPathComponent("discard")
+        let decoder = JSONCoding.makeDecoder()
+
+        print("== c1. Form POST of the typical arguments (5, incl. a list of 3 and a Date): \(options.rounds) rounds of \(options.sequentialRequests) sequential and 16 × \(lanes16) in flight ==")
+        print("   raw builds the body with FormEncoder from typed arguments; Kilo takes the [String: Any] dictionary")
+        let formLength = try FormEncoder().encode(Fixtures.typedArguments()).count
+        let formProxy = WebServiceProxy(session: session, baseURL: baseURL)
+        let formCallbackProxy = WebServiceProxy(session: session, baseURL: baseURL)
+        formCallbackProxy.callbackQueue = DispatchQueue(label: "kilo-bench.form-callbacks")
+        let formRows: [RequestRow] = [
+            .callbacks("URLSession dataTask, FormEncoder body (baseline)") { completion in
+                var request = URLRequest(url: url)
+                request.httpMethod = "POST"
+                request.setValue(FormEncoder.contentType, forHTTPHeaderField: "Content-Type")
+                request.setValue("application/json", forHTTPHeaderField: "Accept")
+                do {
+                    request.httpBody = try FormEncoder().encode(Fixtures.typedArguments())
+                } catch {
+                    return completion(.failure(error))
+                }
+                session.dataTask(with: request) { data, response, error in
+                    completion(Result {
+                        let received = try decode(Received.self, data: data, response: response, error: error, decoder: decoder)
+                        try check(received, expected: formLength)
+                    })
+                }.resume()
+            },
+            .tasks("Kilo async invoke, form") {
+                let received: Received = try await formProxy.invoke(.post, path: "discard", arguments: Fixtures.arguments())
+                try check(received, expected: formLength)
+            },
+            .callbacks("Kilo callback invoke, form, private serial callbackQueue") { completion in
+                formCallbackProxy.invoke(.post, path: "discard", arguments: Fixtures.arguments()) {
+                    (result: Result<Received, any Error>) in
+                    completion(Result { try check(result.get(), expected: formLength) })
+                }
+            },
+        ].filter { options.includes($0.name) }
+        let formResults = await compare(
+            formRows, modes: [(1, options.sequentialRequests), (16, lanes16)], rounds: options.rounds)
+        printRequestTable(formResults)
+
+        print("== c2. Multipart POST of a 1 MiB file and a text field: \(options.rounds) rounds of \(options.multipartRequests) sequential requests ==")
+        print("   both build the body in memory with MultipartEncoder (random boundary) and send it as httpBody")
+        let fileURL = FileManager.default.temporaryDirectory.appendingPathComponent("kilo-bench-\(UUID().uuidString).bin")
+        try Data((0..<1_048_576).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: fileURL)
+        defer { try? FileManager.default.removeItem(at: fileURL) }
+        let multipartLength = try MultipartEncoder().encode(["title": "benchmark upload", "file": .file(fileURL)]).count
+        let multipartProxy = WebServiceProxy(session: session, baseURL: baseURL)
+        multipartProxy.encoding = .multipartFormData
+        let multipartCallbackProxy = WebServiceProxy(session: session, baseURL: baseURL)
+        multipartCallbackProxy.encoding = .multipartFormData
+        multipartCallbackProxy.callbackQueue = DispatchQueue(label: "kilo-bench.multipart-callbacks")
+        let multipartRows: [RequestRow] = [
+            .callbacks("URLSession dataTask, MultipartEncoder body (baseline)") { completion in
+                let encoder = MultipartEncoder()
+                var request = URLRequest(url: url)
+                request.httpMethod = "POST"
+                request.setValue(encoder.contentType, forHTTPHeaderField: "Content-Type")
+                request.setValue("application/json", forHTTPHeaderField: "Accept")
+                do {
+                    request.httpBody = try encoder.encode(["title": "benchmark upload", "file": .file(fileURL)])
+                } catch {
+                    return completion(.failure(error))
+                }
+                session.dataTask(with: request) { data, response, error in
+                    completion(Result {
+                        let received = try decode(Received.self, data: data, response: response, error: error, decoder: decoder)
+                        try check(received, expected: multipartLength)
+                    })
+                }.resume()
+            },
+            .tasks("Kilo async invoke, multipart") {
+                let received: Received = try await multipartProxy.invoke(
+                    .post, path: "discard", arguments: ["title": "benchmark upload", "file": fileURL])
+                try check(received, expected: multipartLength)
+            },
+            .callbacks("Kilo callback invoke, multipart, private serial callbackQueue") { completion in
+                multipartCallbackProxy.invoke(
+                    .post, path: "discard", arguments: ["title": "benchmark upload", "file": fileURL]
+                ) { (result: Result<Received, any Error>) in
+                    completion(Result { try check(result.get(), expected: multipartLength) })
+                }
+            },
+        ].filter { options.includes($0.name) }
+        let multipartResults = await compare(
+            multipartRows, modes: [(1, options.multipartRequests)], rounds: options.rounds)
+        printRequestTable(multipartResults)
+        return formResults + multipartResults
+    }
+
+    private static func check(_ received: Received, expected: Int) throws {
+        guard received.received == expected else {
+            throw BenchmarkError("the server received \(received.received) bytes, not \(expected)")
+        }
+    }
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
