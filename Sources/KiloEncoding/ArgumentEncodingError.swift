@@ -18,6 +18,7 @@ public struct ArgumentEncodingError: Error, Sendable, Hashable {
         case emptyKey
         case fileNotAllowed
         case nonFiniteNumber
+        case dateOutOfRange
         case unsupportedValue(type: String)
         case lineBreakInName
         case unreadableFile(URL, reason: String)
@@ -51,6 +52,14 @@ public struct ArgumentEncodingError: Error, Sendable, Hashable {
     /// - Returns: The error.
     public static func nonFiniteNumber(_ key: String) -> ArgumentEncodingError {
         ArgumentEncodingError(.nonFiniteNumber, key: key)
+    }
+
+    /// A date is so far from 1970 that its milliseconds do not fit in 64 bits.
+    ///
+    /// - Parameter key: The argument's name.
+    /// - Returns: The error.
+    public static func dateOutOfRange(_ key: String) -> ArgumentEncodingError {
+        ArgumentEncodingError(.dateOutOfRange, key: key)
     }
 
     /// A value's type has no defined encoding (for example a dictionary or a custom class).
@@ -105,6 +114,8 @@ extension ArgumentEncodingError: LocalizedError {
             return "The argument \"\(key)\" is a file; files can only be sent as multipart/form-data."
         case .nonFiniteNumber:
             return "The argument \"\(key)\" is not a finite number."
+        case .dateOutOfRange:
+            return "The argument \"\(key)\" is a date too far from 1970 to send as milliseconds."
         case .unsupportedValue(let type):
             return "The argument \"\(key)\" has a value of type \(type), which cannot be sent as an argument."
         case .lineBreakInName:

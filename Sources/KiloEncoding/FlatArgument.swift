@@ -43,7 +43,10 @@ extension FlatArgument {
         case .boolean(let boolean):
             pairs.append(FlatArgument(name: name, value: .text(boolean ? "true" : "false")))
         case .date(let date):
-            pairs.append(FlatArgument(name: name, value: .text(String(date.millisecondsSince1970))))
+            guard let milliseconds = date.millisecondsSince1970 else {
+                throw ArgumentEncodingError.dateOutOfRange(name)
+            }
+            pairs.append(FlatArgument(name: name, value: .text(String(milliseconds))))
         case .file(let url):
             pairs.append(FlatArgument(name: name, value: .file(url)))
         case .list(let elements):
@@ -57,12 +60,17 @@ extension FlatArgument {
 }
 
 extension Date {
-    /// Whole milliseconds since 1 January 1970 UTC, rounded down.
+    /// Whole milliseconds since 1 January 1970 UTC, rounded down, or `nil` for a date too far
+    /// from 1970 (or not finite) to count in an `Int64`.
     ///
-    /// The interval is first rounded to the microsecond, so a date made from a whole number of
-    /// milliseconds gives that number back exactly, despite binary floating point.
-    var millisecondsSince1970: Int64 {
-        let microseconds = (timeIntervalSince1970 * 1_000_000).rounded()
-        return Int64((microseconds / 1000).rounded(.down))
+    /// A date made from a whole number of milliseconds gives that number back exactly, despite
+    /// binary floating point: a value within a few units in the last place of a whole number
+    /// (or within a microsecond) is taken to be that number.
+    var millisecondsSince1970: Int64? {
+        let milliseconds = timeIntervalSince1970 * 1000
+        guard milliseconds.isFinite, abs(milliseconds) < 9.2e18 else { return nil }
+        let nearest = milliseconds.rounded()
+        let isWhole = abs(milliseconds - nearest) <= max(0.001, 4 * milliseconds.ulp)
+        return Int64(isWhole ? nearest : milliseconds.rounded(.down))
     }
 }

@@ -148,6 +148,32 @@ import Testing
         #expect(try encoder.encode(["d": .date(Date(timeIntervalSince1970: -1.0015))]) == "d=-1002")
     }
 
+    @Test(arguments: [(8_592_278_617.467, "8592278617467"), (-3_316_795_685.919, "-3316795685919"),
+                      (253_402_300_799.999, "253402300799999"), (-62_135_596_800.001, "-62135596800001")])
+    func farWholeMillisecondDatesAreExact(seconds: TimeInterval, wire: String) throws {
+        #expect(try encoder.encode(["d": .date(Date(timeIntervalSince1970: seconds))]) == "d=\(wire)")
+    }
+
+    @Test func wholeMillisecondDatesAcrossTheYears1To9999RoundTripExactly() throws {
+        var generator = SeededGenerator(seed: 1234)
+        var mismatches: [(milliseconds: Int64, wire: String)] = []
+        for _ in 0..<20_000 {
+            let milliseconds = Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &generator)
+            let wire = try encoder.encode(["d": .date(Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000))])
+            if wire != "d=\(milliseconds)" {
+                mismatches.append((milliseconds, wire))
+            }
+        }
+        #expect(mismatches.isEmpty, "first mismatches: \(mismatches.prefix(5))")
+    }
+
+    @Test(arguments: [1e16, -1e16, .infinity, -.infinity, .nan])
+    func aDateTooFarFrom1970Throws(seconds: TimeInterval) throws {
+        #expect(throws: ArgumentEncodingError.dateOutOfRange("d")) {
+            try encoder.encode(["d": .date(Date(timeIntervalSince1970: seconds))])
+        }
+    }
+
     @Test func listOfDatesGivesOnePairEach() throws {
         let dates: Argument = [.date(Date(timeIntervalSince1970: 1)), .date(Date(timeIntervalSince1970: 2))]
         #expect(try encoder.encode(["d": dates]) == "d=1000&d=2000")
