@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "kilo-bench", targets: ["KiloBench"]),
         .executable(name: "kilo-bench-server", targets: ["KiloBenchServer"]),
+        .executable(name: "kilo-bench-large", targets: ["KiloBenchLarge"]),
     ],
     dependencies: [
         .package(name: "Kilo", path: ".."),
@@ -37,6 +38,12 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
+        ),
+        // 1 GiB uploads and downloads, each measurement in a child process of its own (peak RSS).
+        // No MallocCounter here: its malloc wrappers must not touch these figures.
+        .executableTarget(
+            name: "KiloBenchLarge",
+            dependencies: [.product(name: "Kilo", package: "Kilo")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -5,13 +5,21 @@
 #     bash Benchmarks/run.sh              # the full run, a few minutes (Docs/Performance.md)
 #     bash Benchmarks/run.sh --quick      # a smoke run of a few seconds, for CI
 #     bash Benchmarks/run.sh --help       # kilo-bench's options
+#     bash Benchmarks/run.sh --large      # 1 GiB upload and download: kilo-bench-large (--large --help)
 #
 # The first build compiles SwiftNIO and async-http-client: several minutes on two cores.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
+# --large (first) runs kilo-bench-large, the 1 GiB upload and download benchmark, instead.
+benchmark=kilo-bench
+if [ "${1:-}" = "--large" ]; then
+    benchmark=kilo-bench-large
+    shift
+fi
+
 swift build -c release --product kilo-bench-server
-swift build -c release --product kilo-bench
+swift build -c release --product "$benchmark"
 bin=$(swift build -c release --show-bin-path)
 
 port_file=$(mktemp)
@@ -44,4 +52,11 @@ if [ -z "$port" ]; then
     exit 1
 fi
 
-"$bin/kilo-bench" --port "$port" "$@"
+if [ "$benchmark" = kilo-bench-large ]; then
+    # Its work directory (the 1 GiB test file) goes with the server, however the run ends.
+    work_dir=$(mktemp -d "${TMPDIR:-/tmp}/kilo-bench-large.XXXXXX")
+    trap 'stop_server; rm -rf "$work_dir"' EXIT
+    "$bin/kilo-bench-large" --port "$port" --dir "$work_dir" "$@"
+else
+    "$bin/kilo-bench" --port "$port" "$@"
+fi

@@ -2,6 +2,10 @@ import Foundation
 import Kilo
 import Testing
 
+#if KILO_ASYNC_HTTP_CLIENT
+    import KiloAsyncHTTPClient
+#endif
+
 /// The local servers that `Scripts/servers.sh` starts, found through the environment.
 ///
 /// Each base URL ends in `/`. A suite that needs a server is enabled only when its variable is set:
@@ -16,18 +20,32 @@ enum Servers {
     /// The one session every integration test shares: ephemeral, so nothing is cached on disk.
     static let session = URLSession(configuration: .ephemeral)
 
-    /// Makes a proxy for httpbin with a real URL session.
+    /// Makes a proxy for httpbin with the transport under test (see ``makeProxy(baseURL:)``).
     ///
     /// - Throws: An expectation failure when `KILO_HTTPBIN_URL` is not set.
     static func httpbinProxy() throws -> WebServiceProxy {
-        WebServiceProxy(session: session, baseURL: try #require(httpbin, "KILO_HTTPBIN_URL is not set"))
+        makeProxy(baseURL: try #require(httpbin, "KILO_HTTPBIN_URL is not set"))
     }
 
-    /// Makes a proxy for the sample service with a real URL session.
+    /// Makes a proxy for the sample service with the transport under test (see ``makeProxy(baseURL:)``).
     ///
     /// - Throws: An expectation failure when `KILO_SAMPLE_URL` is not set.
     static func sampleProxy() throws -> WebServiceProxy {
-        WebServiceProxy(session: session, baseURL: try #require(sample, "KILO_SAMPLE_URL is not set"))
+        makeProxy(baseURL: try #require(sample, "KILO_SAMPLE_URL is not set"))
+    }
+
+    /// Makes a proxy with the transport under test: a real URL session, or, when
+    /// `Transports/KiloAsyncHTTPClient` builds this suite (`KILO_ASYNC_HTTP_CLIENT`), an
+    /// `AsyncHTTPClientTransport` on that package's test client.
+    ///
+    /// - Parameter baseURL: The proxy's base URL.
+    /// - Returns: The proxy.
+    static func makeProxy(baseURL: URL) -> WebServiceProxy {
+        #if KILO_ASYNC_HTTP_CLIENT
+            WebServiceProxy(baseURL: baseURL, transport: AsyncHTTPClientTransport(client: TestHTTPClient.shared))
+        #else
+            WebServiceProxy(session: session, baseURL: baseURL)
+        #endif
     }
 
     private static func baseURL(from variable: String) -> URL? {
