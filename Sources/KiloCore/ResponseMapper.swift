@@ -5,6 +5,9 @@ import KiloTransport
 ///
 /// Every function is pure: it looks only at the response it is given.
 package enum ResponseMapper {
+    /// One decoder for every response: its settings never change, and decoding is thread-safe.
+    private static let decoder = JSONCoding.makeDecoder()
+
     /// Throws ``WebServiceError`` unless the response's status is in the 2xx range.
     package static func validate(_ response: TransportResponse) throws {
         guard response.isSuccess else {
@@ -25,7 +28,7 @@ package enum ResponseMapper {
         {
             return none
         }
-        return try JSONCoding.makeDecoder().decode(T.self, from: response.body)
+        return try decoder.decode(T.self, from: response.body)
     }
 
     /// Checks the status, then hands the body and its content type to `handler`.

@@ -41,6 +41,7 @@ extension Argument {
     /// - Returns: The typed arguments.
     /// - Throws: ``ArgumentEncodingError`` for the first value whose type is not supported.
     public static func arguments(from dictionary: [String: Any]) throws -> [String: Argument] {
+        guard !dictionary.isEmpty else { return [:] }
         var arguments: [String: Argument] = [:]
         arguments.reserveCapacity(dictionary.count)
         for (key, value) in dictionary {
