@@ -79,7 +79,6 @@ public struct MultipartEncoder: Sendable {
                 try handle.write(contentsOf: chunk)
                 written += Int64(chunk.count)
             }
-            try handle.synchronize()
         } catch {
             try? FileManager.default.removeItem(at: fileURL)  // The half-written body is worthless.
             throw error
