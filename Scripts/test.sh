@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Runs all of Kilo's tests against local httpbin, sample-service and fault-server instances.
+# Runs all of Kilo's tests against local httpbin, sample-service and fault-server instances: the
+# root package's, then the SwiftNIO transport package's (Transports/KiloAsyncHTTPClient, whose
+# first build takes several minutes), which runs the same integration suite through that transport.
 #
-#     bash Scripts/test.sh [extra swift test arguments, e.g. --filter QueryEncoderTests]
+#     bash Scripts/test.sh                                   # everything
+#     bash Scripts/test.sh --filter QueryEncoderTests        # root package only, with these arguments
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source Scripts/servers.sh
@@ -18,4 +21,7 @@ echo "KILO_FAULT_TLS_URL=$KILO_FAULT_TLS_URL"
 
 status=0
 swift test -Xswiftc -warnings-as-errors "$@" || status=$?
+if [ "$#" -eq 0 ]; then
+    swift test -Xswiftc -warnings-as-errors --package-path Transports/KiloAsyncHTTPClient || status=$?
+fi
 exit "$status"

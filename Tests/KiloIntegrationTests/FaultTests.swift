@@ -14,7 +14,7 @@ import Testing
 struct FaultTests {
     private let clock = ContinuousClock()
 
-    private static func retrying(_ policy: RetryPolicy) -> (URLSessionTransport) -> any Transport {
+    private static func retrying(_ policy: RetryPolicy) -> (any Transport) -> any Transport {
         { RetryingTransport($0, policy: policy) }
     }
 
@@ -291,12 +291,16 @@ struct FaultLoadTests {
     /// a session of its own (Kilo's delegate, progress as bytes move).
     private static func proxy(_ mode: String, maximumConnections: Int = 6) throws -> WebServiceProxy {
         let url = try #require(FaultServer.url, "KILO_FAULT_URL is not set")
-        if mode == "session" {
-            return WebServiceProxy(session: Servers.session, baseURL: url)
-        }
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = maximumConnections
-        return WebServiceProxy(configuration: configuration, baseURL: url)
+        #if KILO_ASYNC_HTTP_CLIENT
+            return Servers.makeProxy(baseURL: url)  // one client for every mode
+        #else
+            if mode == "session" {
+                return WebServiceProxy(session: Servers.session, baseURL: url)
+            }
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpMaximumConnectionsPerHost = maximumConnections
+            return WebServiceProxy(configuration: configuration, baseURL: url)
+        #endif
     }
 
     /// Sends `total` GET requests to `/ok`, at most `inFlight` at a time, and counts the successes.

@@ -21,13 +21,14 @@ enum FaultServer {
         "\(label)-\(UUID().uuidString.prefix(8))"
     }
 
-    /// Makes a proxy for the fault server that sends through `wrap(URLSessionTransport)`.
+    /// Makes a proxy for the fault server that sends through `wrap` of the transport under test
+    /// (see ``Servers/makeProxy(baseURL:)``).
     ///
     /// - Parameter wrap: Wraps the live transport, in a ``RetryingTransport`` say.
     /// - Throws: An expectation failure when `KILO_FAULT_URL` is not set.
-    static func proxy(_ wrap: (URLSessionTransport) -> any Transport = { $0 }) throws -> WebServiceProxy {
+    static func proxy(_ wrap: (any Transport) -> any Transport = { $0 }) throws -> WebServiceProxy {
         let url = try #require(url, "KILO_FAULT_URL is not set")
-        return WebServiceProxy(baseURL: url, transport: wrap(URLSessionTransport(session: Servers.session)))
+        return WebServiceProxy(baseURL: url, transport: wrap(Servers.makeProxy(baseURL: url).transport))
     }
 
     /// How many requests with `key` in their query have reached the server so far.

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs the tests of Kilo's SwiftNIO transport package (Transports/KiloAsyncHTTPClient): its own unit
+# tests and Kilo's integration suite sent through AsyncHTTPClientTransport, against local httpbin,
+# sample-service and fault-server instances.
+#
+#     bash Scripts/test-transports.sh [extra swift test arguments, e.g. --filter RedirectTests]
+#
+# The package's first build takes several minutes (SwiftNIO and async-http-client).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source Scripts/servers.sh
+
+kilo_install_python_deps
+trap kilo_stop_servers EXIT
+kilo_start_httpbin
+kilo_start_sample_service
+kilo_start_fault_server
+echo "KILO_HTTPBIN_URL=$KILO_HTTPBIN_URL"
+echo "KILO_SAMPLE_URL=$KILO_SAMPLE_URL"
+echo "KILO_FAULT_URL=$KILO_FAULT_URL"
+echo "KILO_FAULT_TLS_URL=$KILO_FAULT_TLS_URL"
+
+status=0
+swift test -Xswiftc -warnings-as-errors --package-path Transports/KiloAsyncHTTPClient "$@" || status=$?
+exit "$status"

@@ -1,0 +1,210 @@
+import AsyncHTTPClient
+import Foundation
+import Kilo
+import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+import NIOSSL
+
+/// A ``Transport`` that sends requests with SwiftNIO's `HTTPClient` (swift-server/async-http-client).
+///
+/// Choose it for server-side Swift on Linux, where it serves several times the requests per
+/// second of `URLSession`. It behaves like ``URLSessionTransport``: file bodies are streamed from
+/// disk with a `Content-Length`, a ``TransportRequest/responseBodyFile`` is streamed to disk,
+/// progress is reported as bytes move, cancelling the calling task cancels the request with
+/// `URLError.cancelled`, and failures are the `URLError`s `URLSession` gives.
+///
+/// ```swift
+/// let client = HTTPClient(
+///     eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+///     configuration: AsyncHTTPClientTransport.recommendedConfiguration)
+/// let proxy = WebServiceProxy(
+///     baseURL: URL(string: "https://api.example.com/")!,
+///     transport: AsyncHTTPClientTransport(client: client))
+/// let numbers: [Int] = try await proxy.invoke(.get, path: "fibonacci", arguments: ["count": 8])
+/// // … when the program no longer sends requests:
+/// try await client.shutdown()
+/// ```
+///
+/// ## Lifecycle
+///
+/// The transport never starts or shuts down its client: whoever creates an `HTTPClient` shuts it
+/// down, once, with `try await client.shutdown()`, after the last request through it has
+/// finished (for a server, when it stops). `HTTPClient.shared`, the default, is never shut down.
+/// Share one client between transports and proxies: it pools connections.
+///
+/// The transport never blocks an event loop: file reads and writes run on
+/// `NIOThreadPool.singleton`, and progress handlers run in the calling task.
+///
+/// ## Timeouts
+///
+/// A request's ``TransportRequest/timeoutInterval`` is an idle timeout, as with `URLSession`: the
+/// request fails with `URLError.timedOut` when no bytes have gone out or come in for that long,
+/// measured exactly (not in whole seconds). The client's own timeouts
+/// (`HTTPClient.Configuration.timeout`) apply as well, so the shorter one wins; a request without
+/// a timeout is limited by them alone.
+///
+/// ## Redirects
+///
+/// The transport follows the redirects the client hands back as `URLSession` does: 301, 302 and
+/// 303 become a `GET` without a body (a `HEAD` stays a `HEAD`), 307 and 308 repeat the method and
+/// the body (a file body is read again from disk), at most 16 in a row. `Authorization`,
+/// `Cookie` and `Proxy-Authorization` are dropped when a redirect leaves the origin. A client
+/// that follows redirects itself, such as `HTTPClient.shared`, does so first, by its own rules
+/// (it keeps `PUT` on a 301 or 302); it cannot repeat a streamed file body, so those redirects
+/// reach the transport. ``recommendedConfiguration`` leaves every redirect to the transport.
+public struct AsyncHTTPClientTransport: Transport {
+    /// The most redirects one request follows before it fails with `URLError.httpTooManyRedirects`.
+    public static let maximumRedirects = 16
+
+    /// The client that sends requests.
+    public let client: HTTPClient
+
+    /// Creates a transport that sends requests with a client.
+    ///
+    /// - Parameter client: The client that sends requests; it is not shut down by the transport.
+    ///   The default, `HTTPClient.shared`, never is. For `URLSession`'s behaviour in every detail,
+    ///   make your own with ``recommendedConfiguration``.
+    public init(client: HTTPClient = .shared) {
+        self.client = client
+    }
+
+    /// A client configuration under which the transport behaves like ``URLSessionTransport``.
+    ///
+    /// It differs from `HTTPClient.shared`'s in three ways: a refused connection fails at once
+    /// with `URLError.cannotConnectToHost` (instead of being retried until the connect timeout),
+    /// the transport follows every redirect by `URLSession`'s rules, and the connect and idle read
+    /// timeouts are `URLSession`'s default of 60 seconds (so a request's own
+    /// ``TransportRequest/timeoutInterval`` may shorten the idle timeout but not lengthen it; raise
+    /// `timeout.read` for requests that need more). Responses compressed with gzip or deflate are
+    /// decompressed, as `URLSession` does.
+    public static var recommendedConfiguration: HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(
+            certificateVerification: .fullVerification,
+            redirectConfiguration: .disallow,
+            timeout: HTTPClient.Configuration.Timeout(connect: .seconds(60), read: .seconds(60)),
+            decompression: .enabled(limit: .ratio(25))
+        )
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return configuration
+    }
+
+    /// Sends a request with the client.
+    ///
+    /// - Parameter request: The request to send.
+    /// - Returns: The response, whatever its status code.
+    /// - Throws: ``RequestError`` for a header that cannot be sent (nothing is sent), `URLError`
+    ///   for a failure on the way (`URLError.cancelled` when the calling task is cancelled, with
+    ///   the client's error as `NSUnderlyingErrorKey`), or the file system's error if the
+    ///   response body file cannot be written.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        try request.headers.validate()
+        try HTTPClientRequest.validateValues(of: request.headers)
+        do {
+            guard let interval = IdleTimer.interval(for: request.timeoutInterval) else {
+                return try await exchange(request, timer: nil)
+            }
+            let timer = IdleTimer(interval: interval)
+            return try await timer.run { try await self.exchange(request, timer: timer) }
+        } catch {
+            throw TransportFailure.error(for: error, url: request.url, isCancelled: Task.isCancelled)
+        }
+    }
+
+    /// Sends a request, following redirects, and reads the final response's body.
+    private func exchange(_ original: TransportRequest, timer: IdleTimer?) async throws -> TransportResponse {
+        let progress = original.progress
+        var request = original
+        var sendSize = try StreamedBody.size(of: request.body)
+        progress?.reportSent(0, of: sendSize)
+        var redirects = 0
+        var hasRetriedClosedConnection = false
+        while true {
+            let (body, stream) = StreamedBody.makeBody(
+                request.body,
+                size: sendSize,
+                progress: progress,
+                timer: timer
+            )
+            var deadline = NIODeadline.distantFuture
+            if let timer {
+                if stream != nil {
+                    timer.touch()
+                } else {
+                    deadline = timer.deadlineForResponseHead()
+                }
+            }
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(HTTPClientRequest(request, body: body), deadline: deadline)
+            } catch ChannelError.ioOnClosedChannel where !hasRetriedClosedConnection && stream?.hasStarted != true {
+                // The client chose a pooled connection that the server had closed while it was idle,
+                // and sent nothing on it. Send the request again, once, on a new connection, as
+                // libcurl does for URLSession.
+                hasRetriedClosedConnection = true
+                continue
+            }
+            timer?.touch()
+            if Redirect.isRedirect(response.status.code),
+                let next = Redirect.request(
+                    following: Int(response.status.code),
+                    location: response.headers.first(name: "Location"),
+                    from: request
+                )
+            {
+                redirects += 1
+                guard redirects <= Self.maximumRedirects else {
+                    throw URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: request.url])
+                }
+                for try await _ in response.body {
+                    timer?.touch()
+                }
+                request = next
+                sendSize = try StreamedBody.size(of: request.body)
+                continue
+            }
+            if let sendSize {
+                progress?.reportSent(sendSize, of: sendSize)
+            }
+            return try await read(response, for: original, timer: timer)
+        }
+    }
+
+    /// Reads a response's body into memory or into the request's response body file.
+    private func read(
+        _ response: HTTPClientResponse,
+        for request: TransportRequest,
+        timer: IdleTimer?
+    ) async throws -> TransportResponse {
+        let expected = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
+        let headers = KiloTransport.HTTPHeaders(response.headers)
+        let statusCode = Int(response.status.code)
+        let progress = request.progress
+        if let file = request.responseBodyFile {
+            let count = try await ResponseBodyFile.write(
+                response.body,
+                to: file,
+                expected: expected,
+                progress: progress,
+                timer: timer
+            )
+            progress?.reportReceived(count, of: count)
+            return TransportResponse(statusCode: statusCode, headers: headers)
+        }
+        var body = Data()
+        if let expected, expected > 0 {
+            body.reserveCapacity(Int(min(expected, 16 << 20)))
+        }
+        for try await chunk in response.body {
+            timer?.touch()
+            chunk.withUnsafeReadableBytes { bytes in
+                if let start = bytes.baseAddress {
+                    body.append(start.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+                }
+            }
+            progress?.reportReceived(Int64(body.count), of: expected)
+        }
+        progress?.reportReceived(Int64(body.count), of: Int64(body.count))
+        return TransportResponse(statusCode: statusCode, headers: headers, body: body)
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// Fails a request with `URLError.timedOut` once no bytes have moved for an interval: the meaning
+/// of ``TransportRequest/timeoutInterval``, as `URLSession` gives it.
+///
+/// The request runs as a child task beside a watchdog that sleeps until the interval has passed
+/// since the last ``touch(after:)``; when it has, the request's task is cancelled.
+///
+/// Until a response head arrives, a request whose body is not streamed moves no bytes that the
+/// transport can see, so the client's own deadline (``deadlineForResponseHead()``) times it out
+/// instead: when it expires while the client is still trying to connect, the client reports why
+/// it could not (a refused connection, an untrusted certificate), which cancelling would hide.
+final class IdleTimer: Sendable {
+    /// How long a request may go without moving a byte.
+    let interval: TimeAmount
+    private let lastActivity: NIOLockedValueBox<NIODeadline>
+
+    /// Creates a timer whose interval starts now.
+    ///
+    /// - Parameter interval: How long the request may go without moving a byte.
+    init(interval: TimeAmount) {
+        self.interval = interval
+        self.lastActivity = NIOLockedValueBox(.now())
+    }
+
+    /// The idle interval for a request's timeout, or `nil` for none: a timeout that is missing,
+    /// not positive, or not finite leaves the client's own timeouts alone in charge.
+    ///
+    /// - Parameter timeoutInterval: The request's ``TransportRequest/timeoutInterval``.
+    /// - Returns: The interval.
+    static func interval(for timeoutInterval: TimeInterval?) -> TimeAmount? {
+        guard let timeoutInterval, timeoutInterval > 0, timeoutInterval.isFinite else { return nil }
+        return .nanoseconds(Int64(min(timeoutInterval, 1e9) * 1e9))
+    }
+
+    /// Records that bytes moved, which restarts the interval.
+    ///
+    /// - Parameter delay: How much later than now the interval restarts.
+    func touch(after delay: TimeAmount = .zero) {
+        let now = NIODeadline.now() + delay
+        lastActivity.withLockedValue { $0 = now }
+    }
+
+    /// The deadline for the client to deliver a response head to a request whose body is not
+    /// streamed; the watchdog stands back until well after it.
+    ///
+    /// - Returns: The deadline, one interval from now.
+    func deadlineForResponseHead() -> NIODeadline {
+        touch(after: interval)
+        return .now() + interval
+    }
+
+    /// Runs `operation`, and cancels it once it has been idle for the interval.
+    ///
+    /// - Parameter operation: The request.
+    /// - Returns: What `operation` returns, even if it finishes just as the interval passes.
+    /// - Throws: `URLError.timedOut` if the interval passed and `operation` then ended in
+    ///   cancellation; otherwise what `operation` throws.
+    func run<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        try await withThrowingTaskGroup(of: Value?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await self.waitUntilIdle()
+                return nil
+            }
+            defer { group.cancelAll() }
+            if let value = try await group.next()! {
+                return value
+            }
+            // Idle: cancel the request and see how it ends.
+            group.cancelAll()
+            do {
+                if let value = try await group.next()! {
+                    return value
+                }
+            } catch  where !TransportFailure.isCancellation(error) {
+                throw error
+            } catch {}
+            throw URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: TransportFailure.describe(.timedOut)])
+        }
+    }
+
+    /// Returns once the interval has passed since the last ``touch(after:)``.
+    private func waitUntilIdle() async throws {
+        while true {
+            let deadline = lastActivity.withLockedValue { $0 } + interval
+            let now = NIODeadline.now()
+            guard now < deadline else { return }
+            try await Task.sleep(nanoseconds: UInt64((deadline - now).nanoseconds))
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Kilo
+
+/// How a redirect turns one request into the next, by `URLSession`'s rules.
+enum Redirect {
+    /// The headers that go only to the origin they were meant for.
+    private static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+
+    /// Whether a status code is one of the redirects that are followed: 301, 302, 303, 307, 308.
+    ///
+    /// - Parameter statusCode: The response's status code.
+    /// - Returns: `true` for a redirect to follow.
+    static func isRedirect(_ statusCode: UInt) -> Bool {
+        (301...303).contains(statusCode) || statusCode == 307 || statusCode == 308
+    }
+
+    /// The request that a response redirects to, or `nil` when it is not a redirect to follow.
+    ///
+    /// 301, 302 and 303 become a `GET` with no body, `Content-Type` or `Content-Length` (a `HEAD`
+    /// stays a `HEAD`); 307 and 308 keep the method, headers and body. Only `http` and `https`
+    /// targets are followed. Credentials are dropped when the target has another scheme, host or
+    /// port.
+    ///
+    /// - Parameters:
+    ///   - statusCode: The response's status code.
+    ///   - location: The response's `Location` field, resolved against the request's URL.
+    ///   - request: The request that received the response.
+    /// - Returns: The next request.
+    static func request(following statusCode: Int, location: String?, from request: TransportRequest)
+        -> TransportRequest?
+    {
+        guard statusCode >= 0, isRedirect(UInt(statusCode)), let location,
+            let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
+            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https", target.host != nil
+        else {
+            return nil
+        }
+        var next = request
+        next.url = target
+        if statusCode <= 303, request.method != .head {
+            next.method = .get
+            next.body = nil
+            next.headers["Content-Type"] = nil
+            next.headers["Content-Length"] = nil
+        }
+        if !isSameOrigin(request.url, target) {
+            for name in credentialHeaders {
+                next.headers[name] = nil
+            }
+        }
+        return next
+    }
+
+    private static func isSameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
+        lhs.scheme?.lowercased() == rhs.scheme?.lowercased() && lhs.host?.lowercased() == rhs.host?.lowercased()
+            && effectivePort(lhs) == effectivePort(rhs)
+    }
+
+    private static func effectivePort(_ url: URL) -> Int? {
+        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+    }
+}

@@ -1,0 +1,152 @@
+import AsyncHTTPClient
+import Foundation
+import Kilo
+import Testing
+
+@testable import KiloAsyncHTTPClient
+
+/// Real failures from the fault server and closed ports give the `URLError` codes that
+/// `URLSessionTransport` gives for them, and nothing hangs.
+@Suite(
+    .enabled(if: LiveServers.fault != nil, "needs KILO_FAULT_URL (run Scripts/test-transports.sh)"),
+    .timeLimit(.minutes(2))
+)
+struct FaultTests {
+    private let transport = LiveServers.transport
+    private let clock = ContinuousClock()
+
+    private func get(_ path: String, timeout: TimeInterval? = nil) throws -> TransportRequest {
+        TransportRequest(method: .get, url: try LiveServers.url(LiveServers.fault, path), timeoutInterval: timeout)
+    }
+
+    /// `drop`: closed after the headers and 10 of 1000 promised bytes; `reset`: reset without a
+    /// response; `flaky-drop?how=close`: closed without a response.
+    @Test(arguments: ["drop", "reset", "flaky-drop?how=close&failures=9", "flaky-drop?how=partial&failures=9"])
+    func aDroppedConnectionIsNetworkConnectionLost(path: String) async throws {
+        let key = LiveServers.makeKey("drop")
+        let start = clock.now
+        let error = await #expect(throws: URLError.self) {
+            try await transport.send(try get("\(path)\(path.contains("?") ? "&" : "?")key=\(key)"))
+        }
+        #expect(error?.code == .networkConnectionLost)
+        #expect(error?.userInfo[NSUnderlyingErrorKey] != nil)
+        #expect(clock.now - start < .seconds(5))
+    }
+
+    @Test func aRefusedConnectionIsCannotConnectToHostAtOnce() async throws {
+        let url = try #require(URL(string: "http://127.0.0.1:\(try LiveServers.closedPort())/ok"))
+        let start = clock.now
+        let error = await #expect(throws: URLError.self) {
+            try await transport.send(TransportRequest(method: .get, url: url))
+        }
+        #expect(error?.code == .cannotConnectToHost)
+        #expect(error?.failingURL == url)
+        #expect(clock.now - start < .seconds(2))
+    }
+
+    /// `HTTPClient.shared` retries a refused connection until its connect timeout (90 s); a
+    /// request timeout cuts that short and still reports why.
+    @Test func aRefusedConnectionThroughTheSharedClientReportsTheRefusalAtTheTimeout() async throws {
+        let url = try #require(URL(string: "http://127.0.0.1:\(try LiveServers.closedPort())/ok"))
+        let start = clock.now
+        let error = await #expect(throws: URLError.self) {
+            try await AsyncHTTPClientTransport().send(TransportRequest(method: .get, url: url, timeoutInterval: 1))
+        }
+        #expect(error?.code == .cannotConnectToHost)
+        #expect(clock.now - start < .seconds(3))
+    }
+
+    @Test func aHangingServerTimesOutAfterTheIdleInterval() async throws {
+        let start = clock.now
+        let error = await #expect(throws: URLError.self) {
+            try await transport.send(try get("hang?key=\(LiveServers.makeKey("hang"))", timeout: 0.5))
+        }
+        #expect(error?.code == .timedOut)
+        let elapsed = clock.now - start
+        #expect(elapsed >= .milliseconds(450))
+        #expect(elapsed < .seconds(2))
+    }
+
+    @Test func aBodyThatKeepsComingIsNotTimedOut() async throws {
+        // 64 MiB at loopback speed takes longer than the interval only if the timer ignores data;
+        // a slow machine is fine: what matters is that no byte-free gap reaches the interval.
+        let response = try await transport.send(try get("huge?mb=64", timeout: 2))
+        #expect(response.body.count == 64 << 20)
+    }
+
+    @Test func cancellingAHangingRequestGivesCancelledPromptly() async throws {
+        let key = LiveServers.makeKey("hang-cancel")
+        let request = try get("hang?key=\(key)")
+        let task = Task { try await transport.send(request) }
+        while try await LiveServers.faultCount(key) < 1 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let cancelled = clock.now
+        task.cancel()
+        let error = await #expect(throws: URLError.self) { try await task.value }
+        #expect(error?.code == .cancelled)
+        #expect(clock.now - cancelled < .seconds(2))
+    }
+
+    @Test func anUntrustedCertificateIsRefusedAndNothingIsSent() async throws {
+        let base = try #require(LiveServers.faultTLS, "KILO_FAULT_TLS_URL is not set")
+        let key = LiveServers.makeKey("tls")
+        let url = try #require(URL(string: "ok?key=\(key)", relativeTo: base)?.absoluteURL)
+        // HTTPClient.shared retries a failed handshake until its connect timeout (90 s); a request
+        // timeout cuts that short and still reports why.
+        for (transport, timeout) in [(transport, nil), (AsyncHTTPClientTransport(), 2 as TimeInterval?)] {
+            let error = await #expect(throws: URLError.self) {
+                try await transport.send(TransportRequest(method: .get, url: url, timeoutInterval: timeout))
+            }
+            print(
+                "FaultTests: untrusted certificate gave URLError",
+                error?.code.rawValue ?? 0,
+                error?.localizedDescription ?? ""
+            )
+            #expect(error?.code == .serverCertificateUntrusted)
+        }
+        #expect(try await LiveServers.faultCount(key) == 0)
+    }
+
+    @Test func aHeaderWithAControlCharacterIsRefusedAndNothingIsSent() async throws {
+        let key = LiveServers.makeKey("control")
+        var request = try get("echo?key=\(key)")
+        request.headers["X-Token"] = "a\u{1}b"
+        await #expect(throws: RequestError.invalidHeaderValue("X-Token")) { try await transport.send(request) }
+        request.headers["X-Token"] = "a\r\nX-Injected: 1"
+        await #expect(throws: RequestError.invalidHeaderValue("X-Token")) { try await transport.send(request) }
+        #expect(try await LiveServers.faultCount(key) == 0)
+    }
+
+    @Test func aMissingUploadFileIsFileDoesNotExistAndNothingIsSent() async throws {
+        let key = LiveServers.makeKey("missing-file")
+        let directory = try TemporaryDirectory()
+        let request = TransportRequest(
+            method: .post,
+            url: try LiveServers.url(LiveServers.fault, "echo?key=\(key)"),
+            body: .file(directory.url.appendingPathComponent("missing.bin"))
+        )
+        let error = await #expect(throws: URLError.self) { try await transport.send(request) }
+        #expect(error?.code == .fileDoesNotExist)
+        #expect(try await LiveServers.faultCount(key) == 0)
+    }
+
+    @Test func droppedConnectionsAreRetriedByRetryingTransport() async throws {
+        for how in ["close", "reset", "partial"] {
+            let key = LiveServers.makeKey("retry-\(how)")
+            let retrying = RetryingTransport(transport, policy: RetryPolicy(maximumAttempts: 3))
+            let response = try await retrying.send(try get("flaky-drop?key=\(key)&failures=1&how=\(how)"))
+            #expect(String(decoding: response.body, as: UTF8.self).contains("\"attempts\": 2"), "\(how)")
+        }
+    }
+
+    @Test func aFailedDownloadLeavesTheDestinationAlone() async throws {
+        let directory = try TemporaryDirectory()
+        let destination = try directory.write(Data("old".utf8), named: "kept.bin")
+        var request = try get("drop")
+        request.responseBodyFile = destination
+        await #expect(throws: URLError.self) { try await transport.send(request) }
+        #expect(try Data(contentsOf: destination) == Data("old".utf8))
+        #expect(try directory.contents() == ["kept.bin"])
+    }
+}
