@@ -148,3 +148,17 @@ kilo_stop_servers() {
     KILO_SERVER_PIDS=()
     KILO_SERVER_LOGS=()
 }
+
+# Installs the Python packages and starts every test server (httpbin, the sample service, the
+# fault server), stopping them when the calling script exits; prints their URLs.
+kilo_start_test_servers() {
+    kilo_install_python_deps
+    trap kilo_stop_servers EXIT
+    kilo_start_httpbin
+    kilo_start_sample_service
+    kilo_start_fault_server
+    echo "KILO_HTTPBIN_URL=$KILO_HTTPBIN_URL"
+    echo "KILO_SAMPLE_URL=$KILO_SAMPLE_URL"
+    echo "KILO_FAULT_URL=$KILO_FAULT_URL"
+    echo "KILO_FAULT_TLS_URL=$KILO_FAULT_TLS_URL"
+}

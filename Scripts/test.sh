@@ -9,15 +9,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source Scripts/servers.sh
 
-kilo_install_python_deps
-trap kilo_stop_servers EXIT
-kilo_start_httpbin
-kilo_start_sample_service
-kilo_start_fault_server
-echo "KILO_HTTPBIN_URL=$KILO_HTTPBIN_URL"
-echo "KILO_SAMPLE_URL=$KILO_SAMPLE_URL"
-echo "KILO_FAULT_URL=$KILO_FAULT_URL"
-echo "KILO_FAULT_TLS_URL=$KILO_FAULT_TLS_URL"
+kilo_start_test_servers
 
 status=0
 swift test -Xswiftc -warnings-as-errors "$@" || status=$?
