@@ -6,10 +6,10 @@ Run it with:
     python3 Service/fault_server.py --port 8081 [--tls-port 8443]
 
 It binds to 127.0.0.1 only and uses the Python standard library alone. It writes raw bytes to
-the socket, so it can fail in exact ways that a framework would not allow. Every response
-carries `Connection: close`, so a client never reuses a connection that the server is about to
-break (libcurl silently retries a request whose reused connection died, which would hide the
-fault and spoil the counts).
+the socket, so it can fail in exact ways that a framework would not allow. Every response but
+/stale-keep-alive's carries `Connection: close`, so a client never reuses a connection that the
+server is about to break (libcurl silently retries a request whose reused connection died, which
+would hide the fault and spoil the counts); /stale-keep-alive tests exactly that retry.
 
 Every request whose query has `key=K` is counted under K (except `/count` itself), so a test
 can check how many requests, retries included, reached the server.
@@ -39,6 +39,13 @@ can check how many requests, retries included, reached the server.
                                           {"authorized": true, "attempts": n}
     GET  /huge?mb=M                       200 with Content-Length M MiB of zeros, streamed; stops
                                           when the client disconnects
+    *    /stale-keep-alive                200, {"received": b, "attempts": n} where b is the size of
+                                          the request body, on a connection kept alive (the one
+                                          exception to `Connection: close`); when the client sends
+                                          its next request on that connection, the server resets it
+                                          (TCP RST) without reading the request, as a server does
+                                          when its keep-alive timeout runs out just as the client
+                                          reuses the connection (gunicorn's gthread worker does)
 
 With `--tls-port P`, it also serves the same endpoints over HTTPS on 127.0.0.1:P with a
 self-signed certificate made at start-up (by `openssl`, or the `cryptography` package when
@@ -139,22 +146,31 @@ class FaultHandler(socketserver.BaseRequestHandler):
 
     # Writing responses
 
-    def send_head(self, status, reason, headers, length):
+    def send_head(self, status, reason, headers, length, close=True):
         lines = ["HTTP/1.1 %d %s" % (status, reason)]
         lines += ["%s: %s" % pair for pair in headers]
-        lines += ["Content-Length: %d" % length, "Connection: close", "", ""]
+        lines += ["Content-Length: %d" % length] + (["Connection: close"] if close else []) + ["", ""]
         self.request.sendall("\r\n".join(lines).encode("latin-1"))
 
-    def respond(self, status, reason, body, content_type="application/json", headers=()):
+    def respond(self, status, reason, body, content_type="application/json", headers=(), close=True):
         if not isinstance(body, bytes):
             body = json.dumps(body).encode("utf-8")
-        self.send_head(status, reason, [("Content-Type", content_type)] + list(headers), len(body))
+        self.send_head(status, reason, [("Content-Type", content_type)] + list(headers), len(body), close)
         self.request.sendall(body)
 
     def reset(self):
         """Closes the connection with a TCP RST instead of a FIN."""
         self.request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         self.request.close()
+
+    def reset_when_reused(self):
+        """Keeps the connection open, and resets it unread as soon as the next request arrives."""
+        try:
+            self.request.settimeout(60)
+            if self.request.recv(1, socket.MSG_PEEK):
+                self.reset()
+        except OSError:
+            pass  # the client closed the connection, or never reused it
 
     def wait_for_client_to_leave(self):
         try:
@@ -220,6 +236,9 @@ class FaultHandler(socketserver.BaseRequestHandler):
             else:
                 self.respond(401, "Unauthorized", b"bad or missing token\n", "text/plain; charset=utf-8",
                              [("WWW-Authenticate", 'Bearer realm="kilo"')])
+        elif path == "/stale-keep-alive":
+            self.respond(200, "OK", {"received": len(body), "attempts": n}, close=False)
+            self.reset_when_reused()
         elif path == "/huge":
             self.stream_zeros(int(float(query.get("mb", "1")) * 1024 * 1024))
         else:

@@ -15,6 +15,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     private struct Registration {
         var transfer: SessionTransfer
         var completesThroughDelegate: Bool
+        var attempt: Int
     }
 
     private let lock = NSLock()
@@ -31,7 +32,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         lock.withLock {
             registrations[task.taskIdentifier] = Registration(
                 transfer: transfer,
-                completesThroughDelegate: completesThroughDelegate
+                completesThroughDelegate: completesThroughDelegate,
+                attempt: transfer.currentAttempt
             )
         }
     }
@@ -45,6 +47,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         lock.withLock { registrations[task.taskIdentifier]?.transfer }
     }
 
+    private func registration(for task: URLSessionTask) -> Registration? {
+        lock.withLock { registrations[task.taskIdentifier] }
+    }
+
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
@@ -56,7 +62,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        transfer(for: dataTask)?.append(data)
+        if let registration = registration(for: dataTask) {
+            registration.transfer.append(data, attempt: registration.attempt)
+        }
     }
 
     func urlSession(
@@ -72,10 +80,27 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         transfer.urlSession(session, task: task, didReceive: challenge, completionHandler: completionHandler)
     }
 
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        guard let transfer = transfer(for: task) else {
+            completionHandler(nil)
+            return
+        }
+        transfer.urlSession(session, task: task, needNewBodyStream: completionHandler)
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let registration = lock.withLock { registrations.removeValue(forKey: task.taskIdentifier) }
         if let registration, registration.completesThroughDelegate {
-            registration.transfer.finish(body: Data(), response: task.response, error: error)
+            registration.transfer.finish(
+                body: Data(),
+                response: task.response,
+                error: error,
+                attempt: registration.attempt
+            )
         }
     }
 }

@@ -11,13 +11,20 @@ import Foundation
 /// session's delegate queue reports the rest.
 ///
 /// `@unchecked Sendable`: every mutable property is private and only read and written under
-/// `lock`, except `continuation` and `onFinish`, which are set before the task starts (and
-/// `continuation` is then only taken under `lock`).
+/// `lock`, except `continuation`, `onFinish` and `makeResend`, which are set before the task
+/// starts (and `continuation` and `makeResend` are then only used under `lock`).
 final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     let request: TransportRequest
     var continuation: CheckedContinuation<TransportResponse, any Error>?
     /// Runs once when the transfer finishes, however it finishes.
     var onFinish: (@Sendable () -> Void)?
+    /// Makes a new task for this transfer that replaces the given one; see
+    /// ``urlSession(_:task:needNewBodyStream:)``. Dropped when the transfer finishes.
+    var makeResend: (@Sendable (SessionTransfer, URLSessionTask) -> URLSessionTask)?
+
+    /// How many times one call may send its request again after its connection was lost before
+    /// any response (libcurl itself tries 5 times).
+    static let maximumResends = 3
 
     private let lock = NSLock()
     private var task: URLSessionTask?
@@ -26,6 +33,9 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     private var body = Data()
     private var challengedResponse: HTTPURLResponse?
     private var downloadError: (any Error)?
+    /// The number of the current task: 0 for the first, one more for each resend. Tasks that a
+    /// resend replaced may still report; they are ignored.
+    private var attempt = 0
 
     init(_ request: TransportRequest) {
         self.request = request
@@ -55,13 +65,21 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         }
     }
 
+    /// The number of the current task, for the callbacks of a task being made now.
+    var currentAttempt: Int {
+        lock.withLock { attempt }
+    }
+
     /// Keeps body bytes that a data or upload task received.
-    func append(_ data: Data) {
-        let (count, expected) = lock.withLock {
+    func append(_ data: Data, attempt: Int) {
+        let progress: (count: Int64, expected: Int64?)? = lock.withLock {
+            guard attempt == self.attempt else { return nil }
             body.append(data)
             return (Int64(body.count), task?.response?.expectedContentLength)
         }
-        request.progress?.reportReceived(count, of: expected)
+        if let progress {
+            request.progress?.reportReceived(progress.count, of: progress.expected)
+        }
     }
 
     /// Moves a download task's file to the response body file. It must happen before the
@@ -79,15 +97,16 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         }
     }
 
-    /// Returns the response, or the error, to the caller; only the first call counts.
-    func finish(body received: Data, response: URLResponse?, error: (any Error)?) {
+    /// Returns the response, or the error, to the caller; only the first call from the current
+    /// task counts.
+    func finish(body received: Data, response: URLResponse?, error: (any Error)?, attempt: Int) {
         let outcome:
             (
                 continuation: CheckedContinuation<TransportResponse, any Error>?,
                 result: Result<TransportResponse, any Error>
             )? =
                 lock.withLock {
-                    guard !isFinished else { return nil }
+                    guard !isFinished, attempt == self.attempt else { return nil }
                     isFinished = true
                     body.append(received)
                     let result = makeResult(response: response, error: error)
@@ -95,6 +114,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
                     // forever, so the transfer must not keep the task, the body or the caller.
                     body = Data()
                     task = nil
+                    makeResend = nil
                     let continuation = self.continuation
                     self.continuation = nil
                     return (continuation, result)
@@ -164,6 +184,52 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         #else
             completionHandler(.performDefaultHandling, nil)
         #endif
+    }
+
+    /// Sends the request again on a new task: libcurl is about to resend it, and would send it
+    /// without its body.
+    ///
+    /// libcurl asks to rewind the body when the connection it reused was closed before any
+    /// response came (typically the server's keep-alive timeout ran out just as the request went
+    /// out; gunicorn's is 2 seconds), to send the request again on a new connection. On Linux,
+    /// swift-corelibs-foundation (6.3.1) cannot rewind a body from `Data` or a file: it reports
+    /// success, and the new connection gets the headers, with their Content-Length, and no body.
+    /// The server waits for a body that never comes, and the request fails with
+    /// `URLError.timedOut` after its whole timeout. So the transfer answers at once with no
+    /// stream (the session's queue waits for the answer, and a stream for a body that is not one
+    /// is a fatal error there), cancels that task, and sends the request on a new one, as libcurl
+    /// meant to. On Apple platforms this is asked only of streamed bodies, which Kilo does not use.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        completionHandler(nil)
+        #if canImport(FoundationNetworking)
+            // Not on this thread: it is the session's, which making and resuming a task waits for.
+            DispatchQueue.global().async { self.resend(replacing: task) }
+        #endif
+    }
+
+    private func resend(replacing old: URLSessionTask) {
+        enum Step { case ignore, resend(@Sendable (SessionTransfer, URLSessionTask) -> URLSessionTask), fail(Int) }
+        let step: Step = lock.withLock {
+            guard !isFinished, !isCancelled, old === task else { return .ignore }
+            guard let makeResend, attempt < Self.maximumResends else { return .fail(attempt) }
+            attempt += 1
+            task = nil
+            return .resend(makeResend)
+        }
+        switch step {
+        case .ignore:
+            return
+        case .resend(let makeResend):
+            old.cancel()  // its completion belongs to an old attempt, and is ignored
+            start(makeResend(self, old))
+        case .fail(let attempt):
+            finish(body: Data(), response: nil, error: URLError(.networkConnectionLost), attempt: attempt)
+            old.cancel()
+        }
     }
 
     /// Cancels off the calling thread: on Linux, `cancel()` racing the task's completion can

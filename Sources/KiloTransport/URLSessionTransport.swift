@@ -67,14 +67,21 @@ public struct URLSessionTransport: Transport {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 transfer.continuation = continuation
-                let task =
-                    owner.map { makeTask(urlRequest, for: transfer, delegatedTo: $0.delegate) }
-                    ?? makeTask(urlRequest, for: transfer)
-                transfer.start(task)
+                transfer.makeResend = { transfer, old in
+                    owner?.delegate.unregister(old.taskIdentifier)
+                    return makeTask(urlRequest, for: transfer)
+                }
+                transfer.start(makeTask(urlRequest, for: transfer))
             }
         } onCancel: {
             transfer.cancel()
         }
+    }
+
+    /// Makes a task for `transfer`, on the owned session if there is one.
+    private func makeTask(_ urlRequest: URLRequest, for transfer: SessionTransfer) -> URLSessionTask {
+        owner.map { makeTask(urlRequest, for: transfer, delegatedTo: $0.delegate) }
+            ?? makeTaskWithCompletionHandler(urlRequest, for: transfer)
     }
 
     /// Makes a task on the owned session.
@@ -98,7 +105,7 @@ public struct URLSessionTransport: Transport {
         case (_, nil, .some):
             task = session.dataTask(with: urlRequest)
         default:
-            let task = makeTask(urlRequest, for: transfer)
+            let task = makeTaskWithCompletionHandler(urlRequest, for: transfer)
             let identifier = task.taskIdentifier
             transfer.onFinish = { [weak delegate] in delegate?.unregister(identifier) }
             delegate.register(transfer, for: task, completesThroughDelegate: false)
@@ -109,27 +116,31 @@ public struct URLSessionTransport: Transport {
     }
 
     /// Makes a task that reports to completion handlers.
-    private func makeTask(_ urlRequest: URLRequest, for transfer: SessionTransfer) -> URLSessionTask {
+    private func makeTaskWithCompletionHandler(
+        _ urlRequest: URLRequest,
+        for transfer: SessionTransfer
+    ) -> URLSessionTask {
+        let attempt = transfer.currentAttempt
         let task: URLSessionTask
         switch (transfer.request.body, transfer.request.responseBodyFile) {
         case (.file(let fileURL), _):
             task = session.uploadTask(with: urlRequest, fromFile: fileURL) { data, response, error in
-                transfer.finish(body: data ?? Data(), response: response, error: error)
+                transfer.finish(body: data ?? Data(), response: response, error: error, attempt: attempt)
             }
         case (_, .some):
             task = session.downloadTask(with: urlRequest) { location, response, error in
-                if let location {
+                if let location, attempt == transfer.currentAttempt {
                     transfer.keepDownload(at: location)
                 }
-                transfer.finish(body: Data(), response: response, error: error)
+                transfer.finish(body: Data(), response: response, error: error, attempt: attempt)
             }
         default:
             task = session.dataTask(with: urlRequest) { data, response, error in
-                transfer.finish(body: data ?? Data(), response: response, error: error)
+                transfer.finish(body: data ?? Data(), response: response, error: error, attempt: attempt)
             }
         }
         #if canImport(FoundationNetworking)
-            task.delegate = transfer  // only to decline authentication challenges; see SessionTransfer
+            task.delegate = transfer  // to decline authentication challenges and resend bodies; see SessionTransfer
         #endif
         return task
     }

@@ -432,3 +432,90 @@ private struct BearerInterceptor: RequestInterceptor {
         return true
     }
 }
+
+/// A server may close a kept-alive connection just as the client sends its next request on it:
+/// its keep-alive timeout ran out (gunicorn's is 2 seconds) and it drops the connection with the
+/// request unread. When the whole request was already written, libcurl sends it again on a new
+/// connection, and on Linux (swift-corelibs-foundation 6.3.1) that second copy carried the
+/// headers and none of the body: the server waited for the body until the request timed out.
+///
+/// Serialized, with sessions of its own: `/stale-keep-alive` leaves a connection that resets the
+/// next request sent on it, which no other test's request may take.
+@Suite(
+    .serialized,
+    .enabled(if: FaultServer.url != nil, "needs KILO_FAULT_URL (run Scripts/test.sh)"),
+    .timeLimit(.minutes(1))
+)
+struct KeptAliveConnectionTests {
+    private static let session = URLSession(configuration: .ephemeral)
+    private static let ownedSessionTransport = URLSessionTransport(configuration: .ephemeral)
+
+    private struct Received: Decodable {
+        var received: Int
+    }
+
+    /// Sends `body` twice to `/stale-keep-alive`: the second request goes out on the first one's
+    /// kept-alive connection, which the server resets. Returns what became of each request.
+    private func sendTwice(_ body: TransportRequest.Body, size: Int, mode: String, key: String) async throws
+        -> [Result<Void, URLError>]
+    {
+        let baseURL = try #require(FaultServer.url, "KILO_FAULT_URL is not set")
+        let url = try #require(URL(string: "stale-keep-alive?key=\(key)", relativeTo: baseURL)?.absoluteURL)
+        let transport = mode == "session" ? URLSessionTransport(session: Self.session) : Self.ownedSessionTransport
+        var results: [Result<Void, URLError>] = []
+        for _ in 1...2 {
+            let start = ContinuousClock.now
+            do {
+                let response = try await transport.send(
+                    TransportRequest(
+                        method: .post,
+                        url: url,
+                        headers: ["Content-Type": "application/json"],
+                        body: body,
+                        timeoutInterval: 10
+                    )
+                )
+                #expect(response.statusCode == 200)
+                #expect(try JSONDecoder().decode(Received.self, from: response.body).received == size)
+                results.append(.success(()))
+            } catch let error as URLError {
+                results.append(.failure(error))
+            }
+            #expect(ContinuousClock.now - start < .seconds(5), "no request waits for its timeout")
+        }
+        return results
+    }
+
+    /// `session`: a transport on a caller's `URLSession` (completion handlers); `owned`: a
+    /// transport with a session of its own (Kilo's delegate).
+    @Test(arguments: ["session", "owned"])
+    func bodyFromMemoryArrivesWholeWhenTheServerResetsTheReusedConnection(mode: String) async throws {
+        let key = FaultServer.makeKey("stale-keep-alive-data-\(mode)")
+        let payload = Data(#"{"title":"Plan + test","count":3}"#.utf8)
+        let results = try await sendTwice(.data(payload), size: payload.count, mode: mode, key: key)
+        for result in results {
+            #expect(throws: Never.self) { try result.get() }
+        }
+        #expect(try await FaultServer.count(key) == 2, "each request reached the server whole, once")
+    }
+
+    /// A file body goes out after the headers, so the reset may come while libcurl is still
+    /// sending it; libcurl then fails the request (`networkConnectionLost`) instead of sending it
+    /// again. Either way, nothing waits for its timeout and no request arrives without its body.
+    @Test(arguments: ["session", "owned"])
+    func bodyFromFileArrivesWholeOrFailsAtOnceWhenTheServerResetsTheReusedConnection(mode: String) async throws {
+        let key = FaultServer.makeKey("stale-keep-alive-file-\(mode)")
+        let payload = Data(#"{"title":"Plan + test","count":3}"#.utf8)
+        let directory = try TemporaryDirectory()
+        let file = try directory.write(payload, named: "body.json")
+        let results = try await sendTwice(.file(file), size: payload.count, mode: mode, key: key)
+        for case .failure(let error) in results {
+            #expect(error.code == .networkConnectionLost)
+        }
+        let arrived = results.filter { (try? $0.get()) != nil }.count
+        #expect(
+            try await FaultServer.count(key) == arrived,
+            "each request reached the server whole, once, or not at all"
+        )
+    }
+}
