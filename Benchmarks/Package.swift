@@ -13,6 +13,8 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "Kilo", path: ".."),
+        // Kilo's SwiftNIO transport (section b's AsyncHTTPClientTransport rows), by path as well.
+        .package(name: "KiloAsyncHTTPClient", path: "../Transports/KiloAsyncHTTPClient"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.100.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
@@ -32,6 +34,7 @@ let package = Package(
             dependencies: [
                 "MallocCounter",
                 .product(name: "Kilo", package: "Kilo"),
+                .product(name: "KiloAsyncHTTPClient", package: "KiloAsyncHTTPClient"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,5 +1,10 @@
+import AsyncHTTPClient
 import Foundation
 import Kilo
+import KiloAsyncHTTPClient
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
 
 /// Prototypes of changes suggested for Kilo's transport, built here from Kilo's public API so
 /// that their effect can be measured before anyone edits Sources/. Shown with `--experiments`.
@@ -53,6 +58,49 @@ enum Experiments {
         ]
     }
 
+    /// Rows that split Kilo's cost over AsyncHTTPClientTransport, and a prototype of a cheaper
+    /// callback path: the same client as the other async-http-client rows.
+    static func nioRows(client: HTTPClient, baseURL: URL, url: URL) -> [RequestRow] {
+        let decoder = JSONCoding.makeDecoder()
+        let transport = AsyncHTTPClientTransport(client: client)
+        let proxy = WebServiceProxy(baseURL: baseURL, transport: transport)
+        let callbackQueue = DispatchQueue(label: "kilo-bench.experiment-nio-callbacks")
+        return [
+            // The reference row with a per-request deadline, as a caller with a timeout writes it.
+            .tasks("experiment: async-http-client execute with a 30 s timeout + JSONDecoder") {
+                var request = HTTPClientRequest(url: url.absoluteString)
+                request.headers.add(name: "Accept", value: "application/json")
+                let response = try await client.execute(request, timeout: .seconds(30))
+                let body = try await response.body.collect(upTo: 1 << 20)
+                guard response.status == .ok else { throw URLError(.badServerResponse) }
+                blackHole(try decoder.decode(Item.self, from: body).id)
+            },
+            // The transport alone, without the facade: what the facade adds is the rest.
+            .tasks("experiment: AsyncHTTPClientTransport.send + JSONDecoder (no facade)") {
+                let response = try await transport.send(
+                    TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
+                guard response.isSuccess else { throw URLError(.badServerResponse) }
+                blackHole(try decoder.decode(Item.self, from: response.body).id)
+            },
+            // What Kilo's callback invoke does (WebServiceProxy.start): a Task that awaits the
+            // request, then a hop to the callback queue.
+            .callbacks("experiment: async invoke over AsyncHTTPClientTransport in a Task, then callbackQueue") { completion in
+                Task {
+                    let result = await Result { () async throws -> Item in try await proxy.invoke(.get, path: "json") }
+                    callbackQueue.async { completion(result.map { blackHole($0.id) }) }
+                }
+            },
+            // Suggested for WebServiceProxy.start: Task.immediate (Swift 6.2) runs the request on
+            // the calling thread until it first suspends, which saves one hand-off to the pool.
+            .callbacks("experiment: async invoke over AsyncHTTPClientTransport in Task.immediate, then callbackQueue") { completion in
+                Task.immediate {
+                    let result = await Result { () async throws -> Item in try await proxy.invoke(.get, path: "json") }
+                    callbackQueue.async { completion(result.map { blackHole($0.id) }) }
+                }
+            },
+        ]
+    }
+
     /// Suggested for Argument+Any.swift: the same conversion as `Argument.init(_:forKey:)`, but
     /// asking whether the value's dynamic type is NSNumber before casting. Kilo's
     /// `case let number as NSNumber where type(of: value) is NSNumber.Type` casts first, and on
@@ -90,5 +138,16 @@ enum Experiments {
         let kind = String(cString: number.objCType)
         if kind == "f" || kind == "d" { return .number(number.doubleValue) }
         return .integer(number.intValue)
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The result of an async throwing operation.
+    init(catching body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
     }
 }

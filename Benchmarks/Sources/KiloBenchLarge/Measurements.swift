@@ -97,7 +97,7 @@ enum Child {
             span = try await streamUpload(options)
         case .protoUploadMultipartStream:
             span = try await multipartStreamUpload(options)
-        case .encodeKilo, .encodeNoSync, .encodeSendfile:
+        case .encodeKilo, .encodeSendfile:
             span = try writeBody(options)
         }
         return ChildResult(
@@ -392,13 +392,6 @@ enum Child {
         switch options.row {
         case .encodeKilo:
             try encoder.encode(arguments, toFile: output)
-        case .encodeNoSync:
-            guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
-                throw BenchError("cannot create \(output.path)")
-            }
-            let handle = try FileHandle(forWritingTo: output)
-            defer { try? handle.close() }
-            try encoder.write(arguments) { chunk in try handle.write(contentsOf: chunk) }
         default:
             try PrototypeBody.writeWithSendfile(arguments, encoder: encoder, to: output, scratch: options.directory)
         }

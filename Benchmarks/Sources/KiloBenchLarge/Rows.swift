@@ -17,7 +17,6 @@ enum Row: String, CaseIterable, Sendable {
     case protoUploadStream = "proto-upload-stream"
     case protoUploadMultipartStream = "proto-upload-multipart-stream"
     case encodeKilo = "encode-kilo"
-    case encodeNoSync = "encode-nosync"
     case encodeSendfile = "encode-sendfile"
 
     enum Group: String, Sendable {
@@ -31,7 +30,7 @@ enum Row: String, CaseIterable, Sendable {
             return .upload
         case .rawDownload, .kiloDownloadSession, .kiloDownloadOwn:
             return .download
-        case .encodeKilo, .encodeNoSync, .encodeSendfile:
+        case .encodeKilo, .encodeSendfile:
             return .write
         }
     }
@@ -51,7 +50,6 @@ enum Row: String, CaseIterable, Sendable {
         case .protoUploadStream: return "prototype: no body file, httpBodyStream of the pre-built body (chunked)"
         case .protoUploadMultipartStream: return "prototype: no body file, multipart InputStream made on the fly (chunked)"
         case .encodeKilo: return "MultipartEncoder.encode(_:toFile:) alone (Kilo's write phase)"
-        case .encodeNoSync: return "the same 256 KiB writes, without the fsync"
         case .encodeSendfile: return "prototype: part headers + sendfile(2) for the file, no fsync"
         }
     }
