@@ -110,14 +110,6 @@ enum EncodingBenchmarks {
             baseURL: URL(string: "http://127.0.0.1:8080/")!,
             transport: CannedTransport(response: TransportResponse(response, body: body)))
 
-        let converted = try Experiments.arguments(from: untyped)
-        let reference = try Argument.arguments(from: untyped)
-        precondition(converted == reference)
-        let experimentRows = !experiments ? [] : [
-            Row(name: "experiment: [String: Any] → Argument, NSNumber checked by type first, then QueryEncoder",
-                baseline: query3x,
-                operation: .sync { try QueryEncoder().encode(Experiments.arguments(from: untyped)).utf8.count }),
-        ]
         let resolveNow = "experiment: URL(string:relativeTo:).absoluteURL + scheme/host checks, as resolve(_:) (baseline)"
         let baseURL = URL(string: "http://127.0.0.1:8080/api/")!
         let baseString = baseURL.absoluteString
@@ -140,8 +132,6 @@ enum EncodingBenchmarks {
             }),
             Row(name: "[String: Any] → Argument, then QueryEncoder (what a GET invoke does)", baseline: query3x,
                 operation: .sync { try QueryEncoder().encode(Argument.arguments(from: untyped)).utf8.count }),
-        ] + experimentRows + [
-
             Row(name: form3x, operation: .sync { Kilo3xReference.formBody(untyped)!.count }),
             Row(name: "FormEncoder.encode, typed arguments", baseline: form3x, operation: .sync {
                 try FormEncoder().encode(typed).count

@@ -100,45 +100,6 @@ enum Experiments {
             },
         ]
     }
-
-    /// Suggested for Argument+Any.swift: the same conversion as `Argument.init(_:forKey:)`, but
-    /// asking whether the value's dynamic type is NSNumber before casting. Kilo's
-    /// `case let number as NSNumber where type(of: value) is NSNumber.Type` casts first, and on
-    /// Linux that cast bridges every String, Date and [String] to an Objective-C object (an
-    /// NSArray for a list) only to find it is not a number.
-    static func argument(_ value: Any, forKey key: String) throws -> Argument {
-        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
-            return foundationNumber(number)
-        }
-        switch value {
-        case let argument as Argument: return argument
-        case let string as String: return .string(string)
-        case let substring as Substring: return .string(String(substring))
-        case let bool as Bool: return .boolean(bool)
-        case let int as Int: return .integer(int)
-        case let date as Date: return .date(date)
-        case let url as URL: return url.isFileURL ? .file(url) : .string(url.absoluteString)
-        case let double as Double: return .number(double)
-        case let array as [Any]: return .list(try array.map { try argument($0, forKey: key) })
-        default: return try Argument(value, forKey: key)  // the rarer types: Kilo's own path
-        }
-    }
-
-    static func arguments(from dictionary: [String: Any]) throws -> [String: Argument] {
-        var arguments: [String: Argument] = [:]
-        arguments.reserveCapacity(dictionary.count)
-        for (key, value) in dictionary {
-            arguments[key] = try argument(value, forKey: key)
-        }
-        return arguments
-    }
-
-    private static func foundationNumber(_ number: NSNumber) -> Argument {
-        if type(of: number) == type(of: NSNumber(value: true)) { return .boolean(number.boolValue) }
-        let kind = String(cString: number.objCType)
-        if kind == "f" || kind == "d" { return .number(number.doubleValue) }
-        return .integer(number.intValue)
-    }
 }
 
 extension Result where Failure == any Error {
