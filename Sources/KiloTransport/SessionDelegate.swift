@@ -10,7 +10,12 @@ import Foundation
 /// It is not a download delegate: downloads use completion handlers (see
 /// ``URLSessionTransport``), and only their authentication challenges come here.
 ///
-/// `@unchecked Sendable`: `transfers` is private and only read and written under `lock`.
+/// When the session delivers its events inline, on its own work queue (see
+/// ``ImmediateOperationQueue``), the delegate moves each event to a serial queue of its own,
+/// in order, before it touches the caller's progress handler or answers the session; only the
+/// request for a new body stream is answered at once.
+///
+/// `@unchecked Sendable`: `registrations` is private and only read and written under `lock`.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private struct Registration {
         var transfer: SessionTransfer
@@ -20,6 +25,27 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     private let lock = NSLock()
     private var registrations: [Int: Registration] = [:]
+    /// Where events run when the session delivers them on its work queue; `nil` when the
+    /// session already delivers them on a queue of their own.
+    private let events: DispatchQueue?
+
+    /// Creates a delegate.
+    ///
+    /// - Parameter movesEventsOffSessionQueue: Whether the session delivers its events on its
+    ///   own work queue, which events must leave before they do any real work.
+    init(movesEventsOffSessionQueue: Bool) {
+        events = movesEventsOffSessionQueue ? DispatchQueue(label: "org.kilo.session-events") : nil
+    }
+
+    /// Runs `work` where events may take their time: at once if the session's delegate queue is
+    /// an ordinary one, otherwise on this delegate's serial queue, after the events before it.
+    func deliver(_ work: @escaping @Sendable () -> Void) {
+        if let events {
+            events.async(execute: work)
+        } else {
+            work()
+        }
+    }
 
     /// Routes `task`'s events to `transfer`; call it before the task is resumed.
     ///
@@ -58,12 +84,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
-        transfer(for: task)?.request.progress?.reportSent(totalBytesSent, of: totalBytesExpectedToSend)
+        guard let progress = transfer(for: task)?.request.progress else { return }
+        deliver { progress.reportSent(totalBytesSent, of: totalBytesExpectedToSend) }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         if let registration = registration(for: dataTask) {
-            registration.transfer.append(data, attempt: registration.attempt)
+            deliver { registration.transfer.append(data, attempt: registration.attempt) }
         }
     }
 
@@ -73,11 +100,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        guard let transfer = transfer(for: task) else {
-            completionHandler(.performDefaultHandling, nil)
-            return
+        let transfer = transfer(for: task)
+        deliver {
+            guard let transfer else {
+                completionHandler(.performDefaultHandling, nil)
+                return
+            }
+            transfer.urlSession(session, task: task, didReceive: challenge, completionHandler: completionHandler)
         }
-        transfer.urlSession(session, task: task, didReceive: challenge, completionHandler: completionHandler)
     }
 
     func urlSession(
@@ -94,13 +124,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let registration = lock.withLock { registrations.removeValue(forKey: task.taskIdentifier) }
-        if let registration, registration.completesThroughDelegate {
-            registration.transfer.finish(
-                body: Data(),
-                response: task.response,
-                error: error,
-                attempt: registration.attempt
-            )
+        guard let registration, registration.completesThroughDelegate else { return }
+        let response = task.response
+        deliver {
+            registration.transfer.finish(body: Data(), response: response, error: error, attempt: registration.attempt)
         }
     }
 }

@@ -108,7 +108,11 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
                 lock.withLock {
                     guard !isFinished, attempt == self.attempt else { return nil }
                     isFinished = true
-                    body.append(received)
+                    if body.isEmpty {
+                        body = received  // a completion handler's body: keep it, do not copy it
+                    } else {
+                        body.append(received)
+                    }
                     let result = makeResult(response: response, error: error)
                     // Let go of everything: on Linux a task keeps its delegate (this transfer)
                     // forever, so the transfer must not keep the task, the body or the caller.
@@ -180,7 +184,9 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
             if let response = challenge.failureResponse as? HTTPURLResponse {
                 lock.withLock { challengedResponse = response }
             }
-            completionHandler(.cancelAuthenticationChallenge, nil)
+            // Not on this thread: declining cancels the task, which waits for the session's work
+            // queue, and on a session that delivers events inline this thread is that queue.
+            DispatchQueue.global().async { completionHandler(.cancelAuthenticationChallenge, nil) }
         #else
             completionHandler(.performDefaultHandling, nil)
         #endif

@@ -121,28 +121,50 @@ public struct URLSessionTransport: Transport {
         for transfer: SessionTransfer
     ) -> URLSessionTask {
         let attempt = transfer.currentAttempt
+        let finish = finishing(transfer, attempt: attempt)
         let task: URLSessionTask
         switch (transfer.request.body, transfer.request.responseBodyFile) {
         case (.file(let fileURL), _):
             task = session.uploadTask(with: urlRequest, fromFile: fileURL) { data, response, error in
-                transfer.finish(body: data ?? Data(), response: response, error: error, attempt: attempt)
+                finish(data ?? Data(), response, error)
             }
         case (_, .some):
             task = session.downloadTask(with: urlRequest) { location, response, error in
                 if let location, attempt == transfer.currentAttempt {
-                    transfer.keepDownload(at: location)
+                    transfer.keepDownload(at: location)  // now: the session deletes the file when this returns
                 }
-                transfer.finish(body: Data(), response: response, error: error, attempt: attempt)
+                finish(Data(), response, error)
             }
         default:
             task = session.dataTask(with: urlRequest) { data, response, error in
-                transfer.finish(body: data ?? Data(), response: response, error: error, attempt: attempt)
+                finish(data ?? Data(), response, error)
             }
         }
         #if canImport(FoundationNetworking)
-            task.delegate = transfer  // to decline authentication challenges and resend bodies; see SessionTransfer
+            if owner == nil {
+                task.delegate = transfer  // to decline authentication challenges and resend bodies; see SessionTransfer
+            }
         #endif
         return task
+    }
+
+    /// What a completion handler calls to finish `transfer`.
+    ///
+    /// Finishing is quick (it hands the response to the waiting caller) unless it calls the
+    /// caller's progress handler or writes the response to a file; on an owned session that
+    /// delivers completions on its work queue, such finishing moves to the delegate's queue.
+    private func finishing(
+        _ transfer: SessionTransfer,
+        attempt: Int
+    ) -> @Sendable (Data, URLResponse?, (any Error)?) -> Void {
+        if let delegate = owner?.delegate, transfer.request.progress != nil || transfer.request.responseBodyFile != nil {
+            return { body, response, error in
+                delegate.deliver { transfer.finish(body: body, response: response, error: error, attempt: attempt) }
+            }
+        }
+        return { body, response, error in
+            transfer.finish(body: body, response: response, error: error, attempt: attempt)
+        }
     }
 }
 
@@ -153,8 +175,16 @@ private final class SessionOwner: Sendable {
     let delegate: SessionDelegate
 
     init(configuration: URLSessionConfiguration) {
-        delegate = SessionDelegate()
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        #if canImport(FoundationNetworking)
+            // Completions reach the waiting caller straight from the session's work queue,
+            // without waking a delegate-queue thread first; see ImmediateOperationQueue.
+            delegate = SessionDelegate(movesEventsOffSessionQueue: true)
+            let delegateQueue: OperationQueue? = ImmediateOperationQueue()
+        #else
+            delegate = SessionDelegate(movesEventsOffSessionQueue: false)
+            let delegateQueue: OperationQueue? = nil
+        #endif
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
     }
 
     deinit {

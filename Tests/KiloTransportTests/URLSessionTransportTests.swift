@@ -24,8 +24,18 @@ struct URLSessionTransportTests {
     /// One session for the whole suite: creating and invalidating sessions per request has been
     /// reported to crash in teardown on Linux.
     private static let session = URLSession(configuration: .ephemeral)
+    /// A transport with a session of its own, which delivers completions on the session's work
+    /// queue (on Linux): every test runs with both kinds.
+    private static let owningTransport = URLSessionTransport(configuration: .ephemeral)
 
-    private let transport = URLSessionTransport(session: Self.session)
+    /// Which session a test's transport uses.
+    enum SessionMode: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case callersSession = "the caller's session"
+        case ownSession = "a session of its own"
+
+        var testDescription: String { rawValue }
+    }
+
     private let baseURL: URL
 
     init() throws {
@@ -43,6 +53,13 @@ struct URLSessionTransportTests {
         var requestHeaders: HTTPHeaders { HTTPHeaders(headers) }
     }
 
+    private func transport(_ mode: SessionMode) -> URLSessionTransport {
+        switch mode {
+        case .callersSession: URLSessionTransport(session: Self.session)
+        case .ownSession: Self.owningTransport
+        }
+    }
+
     private func url(_ pathAndQuery: String) throws -> URL {
         try #require(URL(string: pathAndQuery, relativeTo: baseURL)?.absoluteURL)
     }
@@ -51,8 +68,9 @@ struct URLSessionTransportTests {
         try JSONDecoder().decode(Echo.self, from: response.body)
     }
 
-    @Test func getReturns200AndTheServerSeesTheQuery() async throws {
-        let response = try await transport.send(
+    @Test(arguments: SessionMode.allCases)
+    func getReturns200AndTheServerSeesTheQuery(mode: SessionMode) async throws {
+        let response = try await transport(mode).send(
             TransportRequest(method: .get, url: url("get?name=Ann&n=1"), headers: ["X-Token": "abc"])
         )
         #expect(response.statusCode == 200)
@@ -62,9 +80,10 @@ struct URLSessionTransportTests {
         #expect(echo.requestHeaders["x-token"] == "abc")
     }
 
-    @Test func dataBodyAndContentTypeArriveIntact() async throws {
+    @Test(arguments: SessionMode.allCases)
+    func dataBodyAndContentTypeArriveIntact(mode: SessionMode) async throws {
         let json = #"{"name":"Ann","tags":["a","b"],"note":"caf\u00e9 & +"}"#
-        let response = try await transport.send(
+        let response = try await transport(mode).send(
             TransportRequest(
                 method: .post,
                 url: url("post"),
@@ -80,8 +99,9 @@ struct URLSessionTransportTests {
         #expect(echo.requestHeaders["x-token"] == "abc")
     }
 
-    @Test func dataBodyWithoutContentTypeArrivesAsOctetStream() async throws {
-        let response = try await transport.send(
+    @Test(arguments: SessionMode.allCases)
+    func dataBodyWithoutContentTypeArrivesAsOctetStream(mode: SessionMode) async throws {
+        let response = try await transport(mode).send(
             TransportRequest(method: .put, url: url("put"), body: .data(Data("a=1&b=2".utf8)))
         )
         let echo = try echo(of: response)
@@ -89,7 +109,8 @@ struct URLSessionTransportTests {
         #expect(echo.requestHeaders["content-type"] == "application/octet-stream")
     }
 
-    @Test func fileBodyIsStreamedWithItsLength() async throws {
+    @Test(arguments: SessionMode.allCases)
+    func fileBodyIsStreamedWithItsLength(mode: SessionMode) async throws {
         let size = 1 << 20
         var generator = SystemRandomNumberGenerator()
         let contents = Data((0..<size).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
@@ -97,7 +118,7 @@ struct URLSessionTransportTests {
         try contents.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
 
-        let response = try await transport.send(
+        let response = try await transport(mode).send(
             TransportRequest(
                 method: .post,
                 url: url("post"),
@@ -118,10 +139,11 @@ struct URLSessionTransportTests {
         #expect(received == contents)
     }
 
-    @Test func missingFileBodyThrowsURLError() async throws {
+    @Test(arguments: SessionMode.allCases)
+    func missingFileBodyThrowsURLError(mode: SessionMode) async throws {
         let missing = URL(fileURLWithPath: "/nonexistent/kilo-\(UUID().uuidString).bin")
         await #expect(throws: URLError.self) {
-            try await transport.send(
+            try await transport(mode).send(
                 TransportRequest(
                     method: .post,
                     url: try url("post"),
@@ -132,9 +154,9 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test(arguments: [404, 500, 503])
-    func errorStatusIsReturnedNotThrown(statusCode: Int) async throws {
-        let response = try await transport.send(TransportRequest(method: .get, url: url("status/\(statusCode)")))
+    @Test(arguments: SessionMode.allCases, [404, 500, 503])
+    func errorStatusIsReturnedNotThrown(mode: SessionMode, statusCode: Int) async throws {
+        let response = try await transport(mode).send(TransportRequest(method: .get, url: url("status/\(statusCode)")))
         #expect(response.statusCode == statusCode)
         #expect(!response.isSuccess)
     }
@@ -142,10 +164,10 @@ struct URLSessionTransportTests {
     /// A 401 carries `WWW-Authenticate: Basic realm="Fake Realm"`. On Linux with Swift 6.3.1, a
     /// request whose session has no delegate to answer the challenge never completes, and its
     /// `timeoutInterval` does not end it; a watchdog cancels it after 10 s so the suite goes on.
-    @Test(.timeLimit(.minutes(1)))
-    func unauthorizedWithChallengeIsReturnedNotThrown() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: SessionMode.allCases)
+    func unauthorizedWithChallengeIsReturnedNotThrown(mode: SessionMode) async throws {
         let request = TransportRequest(method: .get, url: try url("status/401"), timeoutInterval: 5)
-        let transport = self.transport
+        let transport = self.transport(mode)
         let started = ContinuousClock.now
         let task = Task { try await transport.send(request) }
         let watchdog = Task {
@@ -167,8 +189,9 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test func responseHeadersAreReadableInAnyCase() async throws {
-        let response = try await transport.send(
+    @Test(arguments: SessionMode.allCases)
+    func responseHeadersAreReadableInAnyCase(mode: SessionMode) async throws {
+        let response = try await transport(mode).send(
             TransportRequest(method: .get, url: url("response-headers?X-Test=abc"))
         )
         #expect(response.statusCode == 200)
@@ -177,9 +200,10 @@ struct URLSessionTransportTests {
         #expect(response.headers["content-type"]?.hasPrefix("application/json") == true)
     }
 
-    @Test func cancellingTheTaskCancelsTheRequestPromptly() async throws {
+    @Test(arguments: SessionMode.allCases)
+    func cancellingTheTaskCancelsTheRequestPromptly(mode: SessionMode) async throws {
         let request = TransportRequest(method: .get, url: try url("delay/5"))
-        let transport = self.transport
+        let transport = self.transport(mode)
         let started = ContinuousClock.now
         let task = Task { try await transport.send(request) }
         try await Task.sleep(for: .milliseconds(300))
@@ -191,9 +215,10 @@ struct URLSessionTransportTests {
         #expect(ContinuousClock.now - started < .seconds(4))
     }
 
-    @Test func taskCancelledBeforeSendingFailsAtOnce() async throws {
+    @Test(arguments: SessionMode.allCases)
+    func taskCancelledBeforeSendingFailsAtOnce(mode: SessionMode) async throws {
         let request = TransportRequest(method: .get, url: try url("delay/5"))
-        let transport = self.transport
+        let transport = self.transport(mode)
         let started = ContinuousClock.now
         let task = Task {
             // Cancelled during this sleep, so `send` starts in an already-cancelled task.
@@ -208,26 +233,28 @@ struct URLSessionTransportTests {
         #expect(ContinuousClock.now - started < .seconds(4))
     }
 
-    @Test func slowResponseTimesOut() async throws {
+    @Test(arguments: SessionMode.allCases)
+    func slowResponseTimesOut(mode: SessionMode) async throws {
         let error = await #expect(throws: URLError.self) {
-            try await transport.send(TransportRequest(method: .get, url: try url("delay/4"), timeoutInterval: 1))
+            try await transport(mode).send(TransportRequest(method: .get, url: try url("delay/4"), timeoutInterval: 1))
         }
         #expect(error?.code == .timedOut)
     }
 
-    @Test func closedPortThrowsURLError() async throws {
+    @Test(arguments: SessionMode.allCases)
+    func closedPortThrowsURLError(mode: SessionMode) async throws {
         let port = try Self.closedPort()
         let closedURL = try #require(URL(string: "http://127.0.0.1:\(port)/get"))
         let error = await #expect(throws: URLError.self) {
-            try await transport.send(TransportRequest(method: .get, url: closedURL))
+            try await transport(mode).send(TransportRequest(method: .get, url: closedURL))
         }
         #expect(error?.code == .cannotConnectToHost)
     }
 
-    @Test(arguments: ["abc\r\nX-Injected: 1", "abc\n", "abc\r"])
-    func headerValueWithLineBreakThrowsBeforeSending(value: String) async throws {
+    @Test(arguments: SessionMode.allCases, ["abc\r\nX-Injected: 1", "abc\n", "abc\r"])
+    func headerValueWithLineBreakThrowsBeforeSending(mode: SessionMode, value: String) async throws {
         await #expect(throws: RequestError.invalidHeaderValue("X-Token")) {
-            try await transport.send(
+            try await transport(mode).send(
                 TransportRequest(method: .get, url: try url("get"), headers: ["X-Token": value])
             )
         }

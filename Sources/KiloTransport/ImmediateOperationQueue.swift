@@ -1,0 +1,20 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    /// A session's delegate queue that runs each operation at once, on the thread that adds it.
+    ///
+    /// On Linux, a session adds every event to its delegate queue from its own work queue; an
+    /// ordinary queue then wakes another thread to run it. That hand-off, one per request, costs
+    /// about a tenth of a small request's CPU time, and `URLSession.data(for:)` avoids it the
+    /// same way (swift-corelibs-foundation calls its completion inline). The operation then runs
+    /// on the session's work queue, so whatever it does must be quick and must not call back
+    /// into the session synchronously (`cancel()`, making or resuming a task): those wait for the
+    /// work queue, and would trap. ``URLSessionTransport`` therefore gives this queue only to the
+    /// session it owns, and its delegate moves anything else, such as the caller's progress
+    /// handler, to a queue of its own.
+    final class ImmediateOperationQueue: OperationQueue, @unchecked Sendable {
+        override func addOperation(_ block: @escaping @Sendable () -> Void) {
+            block()
+        }
+    }
+#endif
