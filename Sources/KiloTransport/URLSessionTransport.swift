@@ -157,7 +157,8 @@ public struct URLSessionTransport: Transport {
         _ transfer: SessionTransfer,
         attempt: Int
     ) -> @Sendable (Data, URLResponse?, (any Error)?) -> Void {
-        if let delegate = owner?.delegate, transfer.request.progress != nil || transfer.request.responseBodyFile != nil {
+        if let delegate = owner?.delegate, transfer.request.progress != nil || transfer.request.responseBodyFile != nil
+        {
             return { body, response, error in
                 delegate.deliver { transfer.finish(body: body, response: response, error: error, attempt: attempt) }
             }

@@ -12,7 +12,35 @@ enum Experiments {
     static func getRows(session: URLSession, url: URL) -> [RequestRow] {
         let decoder = JSONCoding.makeDecoder()
         let callbackQueue = DispatchQueue(label: "kilo-bench.experiment-callbacks")
+        let noOpDelegate = NoOpTaskDelegate()
+        let inlineSession = URLSession(
+            configuration: RequestBenchmarks.makeConfiguration(), delegate: nil, delegateQueue: InlineOperationQueue())
         return [
+            .callbacks("experiment: raw dataTask with a no-op task delegate") { completion in
+                var request = URLRequest(url: url)
+                request.setValue("application/json", forHTTPHeaderField: "Accept")
+                let task = session.dataTask(with: request) { data, response, error in
+                    completion(Result {
+                        blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: error, decoder: decoder).id)
+                    })
+                }
+                task.delegate = noOpDelegate
+                task.resume()
+            },
+            .tasks("experiment: continuation around dataTask, inline delegate queue session") {
+                var request = URLRequest(url: url)
+                request.setValue("application/json", forHTTPHeaderField: "Accept")
+                let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
+                    inlineSession.dataTask(with: request) { data, response, error in
+                        if let error {
+                            continuation.resume(throwing: error)
+                        } else {
+                            continuation.resume(returning: (data ?? Data(), response!))
+                        }
+                    }.resume()
+                }
+                blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
+            },
             // What URLSessionTransport.send does today, reduced to its hops: the completion
             // handler runs on the session's delegate queue, then resumes the continuation.
             .tasks("experiment: continuation around dataTask(with:completionHandler:)") {
@@ -110,5 +138,14 @@ extension Result where Failure == any Error {
         } catch {
             self = .failure(error)
         }
+    }
+}
+
+final class NoOpTaskDelegate: NSObject, URLSessionTaskDelegate, Sendable {}
+
+/// Runs every operation at once, on the thread that adds it.
+final class InlineOperationQueue: OperationQueue, @unchecked Sendable {
+    override func addOperation(_ block: @escaping @Sendable () -> Void) {
+        block()
     }
 }
