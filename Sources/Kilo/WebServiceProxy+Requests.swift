@@ -46,7 +46,7 @@ extension WebServiceProxy {
         if let accept, headers["Accept"] == nil {
             headers["Accept"] = accept
         }
-        var url = try resolve(path)
+        var url = try paths.resolve(path)
         var body: TransportRequest.Body?
         var streamedBody: StreamedMultipart?
         if let content {
@@ -83,21 +83,8 @@ extension WebServiceProxy {
         return PreparedRequest(request: request, streamedBody: streamedBody)
     }
 
-    /// Resolves `path` against the base URL.
-    ///
-    /// - Throws: ``RequestError/invalidPath(_:)`` unless the result is an absolute HTTP(S) URL
-    ///   with a host.
-    private func resolve(_ path: String) throws -> URL {
-        guard let url = URL(string: path, relativeTo: baseURL)?.absoluteURL,
-            let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = url.host, !host.isEmpty
-        else {
-            throw RequestError.invalidPath(path)
-        }
-        return url
-    }
-
     private func appendingQuery(_ arguments: [String: Argument], to url: URL, path: String) throws -> URL {
+        guard !arguments.isEmpty else { return url }
         let query = try QueryEncoder().encode(arguments)
         guard !query.isEmpty else { return url }
         let separator = url.query == nil ? "?" : "&"

@@ -57,6 +57,8 @@ public final class WebServiceProxy: Sendable {
 
     /// The URL that request paths are resolved against.
     public let baseURL: URL
+    /// Resolves request paths against ``baseURL``.
+    let paths: PathResolver
 
     /// The transport that sends requests.
     public let transport: any Transport
@@ -89,12 +91,14 @@ public final class WebServiceProxy: Sendable {
     ///   - transport: The transport that sends requests.
     public init(baseURL: URL, transport: any Transport = URLSessionTransport()) {
         self.baseURL = baseURL
+        self.paths = PathResolver(baseURL: baseURL)
         self.transport = transport
         self.settings = Locked(Settings())
     }
 
     private init(baseURL: URL, transport: any Transport, settings: Settings) {
         self.baseURL = baseURL
+        self.paths = PathResolver(baseURL: baseURL)
         self.transport = transport
         self.settings = Locked(settings)
     }

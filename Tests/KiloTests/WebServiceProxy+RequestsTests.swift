@@ -128,6 +128,31 @@ import Testing
         #expect(await transport.requests.isEmpty)
     }
 
+    /// Paths, plain and not, that must resolve exactly as `URL(string:relativeTo:)` resolves
+    /// them, whichever route the proxy takes.
+    static let pathsToResolve = [
+        "", "items", "items/42", "a.json", "v2/items/", "...", "a..b/c", "~user/x", "a@b", "x;y=1",
+        "!$&'()*+,;=", "./items", "../items", "a/./b", "a/../b", "a/..", ".", "..", "/root", "//other.example/x",
+        "items?q=1", "items#top", "caf%C3%A9", "https://elsewhere.example/x", "a:b", "a b", "é",
+    ]
+
+    @Test(
+        arguments: ["https://api.example.com/v1/", "http://127.0.0.1:8080/", "https://api.example.com/v1", "https://api.example.com"],
+        pathsToResolve
+    )
+    func pathsResolveAsURLResolvesThem(base: String, path: String) async throws {
+        let baseURL = try #require(URL(string: base))
+        let expected = URL(string: path, relativeTo: baseURL)?.absoluteURL
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        let proxy = WebServiceProxy(baseURL: baseURL, transport: transport)
+        if let expected, expected.scheme == "http" || expected.scheme == "https", expected.host?.isEmpty == false {
+            try await proxy.invoke(.get, path: path)
+            #expect(await transport.requests.first?.url.absoluteString == expected.absoluteString)
+        } else {
+            await #expect(throws: RequestError.invalidPath(path)) { try await proxy.invoke(.get, path: path) }
+        }
+    }
+
     @Test func aFileInAFormIsRejected() async throws {
         let transport = FakeTransport(statusCode: 204, data: Data())
         await #expect(throws: ArgumentEncodingError.fileNotAllowed("doc")) {

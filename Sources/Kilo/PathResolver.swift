@@ -1,0 +1,84 @@
+import Foundation
+import KiloTransport
+
+/// Resolves request paths against a base URL, as `URL(string:relativeTo:)` does, but quickly
+/// for the common case.
+///
+/// Resolving a relative URL and reading its `absoluteURL` costs a few microseconds each time,
+/// which is a noticeable part of a small request on loopback. When the base URL is an HTTP(S)
+/// URL with a host whose path ends with `/`, and the path is plain (letters, digits, and
+/// `-._~!$&'()*+,;=@/`, no dot segments, not starting with `/`), resolving it is the same as
+/// appending it to the base URL's text, which is what the resolver does then. Any other path
+/// takes the general route.
+struct PathResolver: Sendable {
+    let baseURL: URL
+    /// The base URL's text, when plain paths may simply be appended to it.
+    private let prefix: String?
+
+    init(baseURL: URL) {
+        self.baseURL = baseURL
+        let absolute = baseURL.absoluteURL
+        if let scheme = absolute.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = absolute.host, !host.isEmpty,
+            absolute.query == nil, absolute.fragment == nil,
+            absolute.absoluteString.hasSuffix("/")
+        {
+            prefix = absolute.absoluteString
+        } else {
+            prefix = nil
+        }
+    }
+
+    /// Resolves `path` against the base URL.
+    ///
+    /// - Throws: ``RequestError/invalidPath(_:)`` unless the result is an absolute HTTP(S) URL
+    ///   with a host.
+    func resolve(_ path: String) throws -> URL {
+        if let prefix, Self.isPlain(path), let url = URL(string: prefix + path) {
+            return url
+        }
+        guard let url = URL(string: path, relativeTo: baseURL)?.absoluteURL,
+            let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty
+        else {
+            throw RequestError.invalidPath(path)
+        }
+        return url
+    }
+
+    /// Whether appending `path` to a base URL ending with `/` resolves it: not empty; no scheme,
+    /// query, fragment, percent sign or leading `/`; no `.` or `..` segment.
+    static func isPlain(_ path: String) -> Bool {
+        guard !path.isEmpty else { return false }  // URL(string:) makes nothing of it
+        var segmentLength = 0
+        var dotsInSegment = 0
+        var isFirst = true
+        for byte in path.utf8 {
+            if isFirst {
+                isFirst = false
+                if byte == UInt8(ascii: "/") { return false }
+            }
+            if byte == UInt8(ascii: "/") {
+                if segmentLength > 0, segmentLength == dotsInSegment, dotsInSegment <= 2 { return false }
+                segmentLength = 0
+                dotsInSegment = 0
+                continue
+            }
+            guard byte < 128, plainBytes[Int(byte)] else { return false }
+            segmentLength += 1
+            if byte == UInt8(ascii: ".") { dotsInSegment += 1 }
+        }
+        return !(segmentLength > 0 && segmentLength == dotsInSegment && dotsInSegment <= 2)
+    }
+
+    /// The ASCII bytes a plain path may hold besides `/`.
+    private static let plainBytes: [Bool] = (0..<128).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "-._~!$&'()*+,;=@".utf8.contains(UInt8(byte))
+        }
+    }
+}
