@@ -1,22 +1,52 @@
+import KiloTransport
+
 /// A request started by one of ``WebServiceProxy``'s callback methods.
 ///
 /// Keep it to cancel the request; discard it otherwise. Cancelling stops the transfer, and the
 /// result handler is then called exactly once, with `URLError(.cancelled)`, unless the request
 /// had already finished.
 public final class RequestTask: Sendable {
-    private let task: Task<Void, Never>
+    private struct State: Sendable {
+        var isCancelled = false
+        /// Stops the work; `nil` until it has started.
+        var stop: (@Sendable () -> Void)?
+    }
 
+    private let state: Locked<State>
+
+    /// A task whose work starts later; see ``attach(_:)``.
+    init() {
+        state = Locked(State())
+    }
+
+    /// A task whose work is a Swift task.
     init(_ task: Task<Void, Never>) {
-        self.task = task
+        state = Locked(State(stop: { task.cancel() }))
+    }
+
+    /// Attaches the transport's request; if the task was cancelled already, cancels it at once.
+    func attach(_ transportTask: TransportTask) {
+        let cancelNow = state.withLock { state in
+            state.stop = { transportTask.cancel() }
+            return state.isCancelled
+        }
+        if cancelNow {
+            transportTask.cancel()
+        }
     }
 
     /// Cancels the request.
     public func cancel() {
-        task.cancel()
+        let stop = state.withLock { state -> (@Sendable () -> Void)? in
+            guard !state.isCancelled else { return nil }
+            state.isCancelled = true
+            return state.stop
+        }
+        stop?()
     }
 
     /// Whether ``cancel()`` has been called.
     public var isCancelled: Bool {
-        task.isCancelled
+        state.withLock { $0.isCancelled }
     }
 }

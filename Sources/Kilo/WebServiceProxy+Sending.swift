@@ -35,8 +35,13 @@ extension WebServiceProxy {
         return try map(response)
     }
 
-    /// Starts a callback-style request: builds it now, sends and maps it in a task, and calls
-    /// `resultHandler` exactly once on the callback queue.
+    /// Starts a callback-style request: builds it now, sends it, maps the response in the
+    /// background, and calls `resultHandler` exactly once on the callback queue.
+    ///
+    /// The request goes straight to the transport's ``Transport/start(_:completion:)``, without
+    /// a Swift task. The response is mapped on the callback queue, just before the handler runs,
+    /// unless that queue is the main queue; it is then mapped on a global queue first. A request
+    /// with a streamed multipart body, which must first be written to a file, runs in a task.
     ///
     /// - Returns: The task, or `nil` when the request could not be built; the handler then
     ///   receives the error, and nothing is sent.
@@ -46,11 +51,43 @@ extension WebServiceProxy {
         resultHandler: @escaping ResultHandler<T>
     ) -> RequestTask? {
         let mapping = Handoff(value: map)
-        return start(
-            makeRequest,
-            perform: { try await self.send($0, map: mapping.value) },
-            resultHandler: resultHandler
-        )
+        let prepared: PreparedRequest
+        do {
+            prepared = try makeRequest()
+        } catch {
+            let handler = Handoff(value: resultHandler)
+            callbackQueue.async { handler.value(.failure(error)) }
+            return nil
+        }
+        guard prepared.streamedBody == nil else {
+            return start(
+                { prepared },
+                perform: { try await self.send($0, map: mapping.value) },
+                resultHandler: resultHandler
+            )
+        }
+        let queue = callbackQueue
+        let handler = Handoff(value: resultHandler)
+        let requestTask = RequestTask()
+        let transportTask = transport.start(prepared.request) { result in
+            let received = Handoff(value: result)
+            @Sendable func outcome() -> Result<T, any Error> {
+                // Cancellation that comes before the value is mapped wins, as in `send`.
+                guard !requestTask.isCancelled else { return .failure(URLError(.cancelled)) }
+                return received.value.flatMap { response in Result { try mapping.value(response) } }
+            }
+            // On Linux, `DispatchQueue.main` is a new object each time: compare labels.
+            if queue.label == DispatchQueue.main.label {
+                DispatchQueue.global().async {
+                    let mapped = Handoff(value: outcome())
+                    queue.async { handler.value(mapped.value) }
+                }
+            } else {
+                queue.async { handler.value(outcome()) }
+            }
+        }
+        requestTask.attach(transportTask)
+        return requestTask
     }
 
     /// Starts a callback-style request that `perform` carries out in a task.

@@ -4,18 +4,19 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The state of one ``URLSessionTransport/send(_:)`` call: its task, the body received so
-/// far, and the continuation that returns the response, exactly once.
+/// The state of one request of ``URLSessionTransport``: its task, the body received so far,
+/// and the completion that receives the outcome, exactly once.
 ///
 /// The cancellation handler may run before the task exists, at the same time, or after; the
 /// session's delegate queue reports the rest.
 ///
 /// `@unchecked Sendable`: every mutable property is private and only read and written under
-/// `lock`, except `continuation`, `onFinish` and `makeResend`, which are set before the task
-/// starts (and `continuation` and `makeResend` are then only used under `lock`).
+/// `lock`, except `completion`, `onFinish` and `makeResend`, which are set before the task
+/// starts (and `completion` and `makeResend` are then only used under `lock`).
 final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     let request: TransportRequest
-    var continuation: CheckedContinuation<TransportResponse, any Error>?
+    /// Receives the outcome; dropped when it has.
+    var completion: (@Sendable (Result<TransportResponse, any Error>) -> Void)?
     /// Runs once when the transfer finishes, however it finishes.
     var onFinish: (@Sendable () -> Void)?
     /// Makes a new task for this transfer that replaces the given one; see
@@ -102,7 +103,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     func finish(body received: Data, response: URLResponse?, error: (any Error)?, attempt: Int) {
         let outcome:
             (
-                continuation: CheckedContinuation<TransportResponse, any Error>?,
+                completion: (@Sendable (Result<TransportResponse, any Error>) -> Void)?,
                 result: Result<TransportResponse, any Error>
             )? =
                 lock.withLock {
@@ -119,16 +120,16 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
                     body = Data()
                     task = nil
                     makeResend = nil
-                    let continuation = self.continuation
-                    self.continuation = nil
-                    return (continuation, result)
+                    let completion = self.completion
+                    self.completion = nil
+                    return (completion, result)
                 }
         guard let outcome else { return }
         onFinish?()
         if case .success(let response) = outcome.result {
             reportCompletion(of: response)
         }
-        outcome.continuation?.resume(with: outcome.result)
+        outcome.completion?(outcome.result)
     }
 
     /// Called with `lock` held.

@@ -62,20 +62,53 @@ public struct URLSessionTransport: Transport {
     ///   session reports, or the file system's error if the response body file cannot be written.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try request.headers.validate()
-        let urlRequest = URLRequest(request)
         let transfer = SessionTransfer(request)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                transfer.continuation = continuation
-                transfer.makeResend = { transfer, old in
-                    owner?.delegate.unregister(old.taskIdentifier)
-                    return makeTask(urlRequest, for: transfer)
-                }
-                transfer.start(makeTask(urlRequest, for: transfer))
+                begin(transfer) { continuation.resume(with: $0) }
             }
         } onCancel: {
             transfer.cancel()
         }
+    }
+
+    /// Starts sending a request with the session, without a Swift task.
+    ///
+    /// `completion` runs on the session's delegate queue, or, for a session of the transport's
+    /// own on Linux, on the session's work queue (see ``init(configuration:)``), which it must
+    /// leave at once for any real work.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - completion: Receives the response or the error that ``send(_:)`` would throw.
+    /// - Returns: The started request, to cancel it.
+    public func start(
+        _ request: TransportRequest,
+        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
+    ) -> TransportTask {
+        do {
+            try request.headers.validate()
+        } catch {
+            DispatchQueue.global().async { completion(.failure(error)) }
+            return TransportTask {}
+        }
+        let transfer = SessionTransfer(request)
+        begin(transfer, completion: completion)
+        return TransportTask { transfer.cancel() }
+    }
+
+    /// Makes and resumes the first task of `transfer`.
+    private func begin(
+        _ transfer: SessionTransfer,
+        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
+    ) {
+        let urlRequest = URLRequest(transfer.request)
+        transfer.completion = completion
+        transfer.makeResend = { transfer, old in
+            owner?.delegate.unregister(old.taskIdentifier)
+            return makeTask(urlRequest, for: transfer)
+        }
+        transfer.start(makeTask(urlRequest, for: transfer))
     }
 
     /// Makes a task for `transfer`, on the owned session if there is one.
@@ -202,7 +235,9 @@ extension TransportResponse {
     public init(_ response: HTTPURLResponse, body: Data) {
         var headers = HTTPHeaders()
         for (name, value) in response.allHeaderFields {
-            headers[String(describing: name)] = String(describing: value)
+            // Names and values are strings; a cast is cheaper than `String(describing:)`.
+            let name = name.base as? String ?? String(describing: name)
+            headers[name] = value as? String ?? String(describing: value)
         }
         self.init(statusCode: response.statusCode, headers: headers, body: body)
     }

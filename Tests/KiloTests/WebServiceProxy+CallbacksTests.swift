@@ -56,20 +56,27 @@ import Testing
         #expect(try onMain.get())
     }
 
-    @Test func responseHandlersRunInTheBackgroundBeforeTheResultHandler() async throws {
-        let queue = DispatchQueue(label: "kilo.tests.callbacks")
-        let proxy = makeProxy(FakeTransport(body: "hello"), queue: queue)
-        let order: Result<String, any Error> = await result { handler in
-            proxy.invoke(
-                .get, path: "x",
-                responseHandler: { content, _ in
-                    dispatchPrecondition(condition: .notOnQueue(queue))
-                    dispatchPrecondition(condition: .notOnQueue(.main))
-                    return String(decoding: content, as: UTF8.self) + " then"
-                },
-                resultHandler: { handler($0.map { $0 + " result" }) })
+    /// A response handler runs off the main queue, just before the result handler: on the
+    /// callback queue itself, unless that is the main queue.
+    @Test(arguments: [false, true])
+    func responseHandlersRunInTheBackgroundBeforeTheResultHandler(callbackQueueIsMain: Bool) async throws {
+        let queue = callbackQueueIsMain ? DispatchQueue.main : DispatchQueue(label: "kilo.tests.callbacks")
+        for transport in [FakeTransport(body: "hello"), QueueTransport(body: "hello")] as [any Transport] {
+            let proxy = makeProxy(transport, queue: queue)
+            let order: Result<String, any Error> = await result { handler in
+                proxy.invoke(
+                    .get, path: "x",
+                    responseHandler: { content, _ in
+                        dispatchPrecondition(condition: .notOnQueue(.main))
+                        return String(decoding: content, as: UTF8.self) + " then"
+                    },
+                    resultHandler: { result in
+                        dispatchPrecondition(condition: .onQueue(queue))
+                        handler(result.map { $0 + " result" })
+                    })
+            }
+            #expect(try order.get() == "hello then result")
         }
-        #expect(try order.get() == "hello then result")
     }
 
     @Test func badInputReturnsNoTaskAndFailsOnce() async throws {
@@ -125,6 +132,53 @@ import Testing
         let cancelled: Result<Void, any Error> = await result { handler in
             let task = proxy.invoke(.get, path: "x", resultHandler: handler)
             task?.cancel()
+            return task
+        }
+        let error = #expect(throws: URLError.self) { try cancelled.get() }
+        #expect(error?.code == .cancelled)
+    }
+
+    // A transport that implements start(_:completion:) itself: the path without a task.
+
+    @Test func aTransportsOwnStartCarriesCallbackRequests() async throws {
+        let transport = QueueTransport(body: "[1,2]")
+        let proxy = makeProxy(transport)
+        let decoded: Result<[Int], any Error> = await result { proxy.invoke(.get, path: "x", resultHandler: $0) }
+        #expect(try decoded.get() == [1, 2])
+        #expect(transport.startedCount == 1)
+    }
+
+    @Test func cancellingARequestOnTheTransportsOwnStartCallsTheHandlerOnceWithCancelled() async throws {
+        let transport = QueueTransport(body: "[1]", delay: .seconds(30))
+        let proxy = makeProxy(transport)
+        let calls = Counter()
+        let cancelled: Result<[Int], any Error> = await result { handler in
+            let task = proxy.invoke(.get, path: "slow") { (result: Result<[Int], any Error>) in
+                calls.increment()
+                handler(result)
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { task?.cancel() }
+            return task
+        }
+        let error = #expect(throws: URLError.self) { try cancelled.get() }
+        #expect(error?.code == .cancelled)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(calls.value == 1)
+    }
+
+    @Test func cancellingAfterTheAnswerButBeforeMappingFailsWithCancelled() async throws {
+        // The transport answers at once, but the callback queue is busy, so the response is
+        // not yet mapped when the task is cancelled.
+        let queue = DispatchQueue(label: "kilo.tests.busy-callbacks")
+        let proxy = makeProxy(QueueTransport(body: "[1]"), queue: queue)
+        let gate = DispatchSemaphore(value: 0)
+        queue.async { gate.wait() }
+        let cancelled: Result<[Int], any Error> = await result { handler in
+            let task = proxy.invoke(.get, path: "x", resultHandler: handler)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) {
+                task?.cancel()
+                gate.signal()
+            }
             return task
         }
         let error = #expect(throws: URLError.self) { try cancelled.get() }
