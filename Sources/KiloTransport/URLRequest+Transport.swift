@@ -14,7 +14,9 @@ extension URLRequest {
     /// - Parameter request: The request to convert.
     public init(_ request: TransportRequest) {
         self.init(url: request.url)
-        httpMethod = request.method.rawValue
+        if request.method != .get {  // a new URLRequest's method; setting it again costs
+            httpMethod = request.method.rawValue
+        }
         for field in request.headers {
             setValue(field.value, forHTTPHeaderField: field.name)
         }
