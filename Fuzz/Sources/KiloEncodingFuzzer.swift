@@ -210,8 +210,10 @@ private func checkMultipart(_ arguments: [String: Argument]) {
         fail("multipart body \(text) has \(parts.count) parts; expected \(pairs.count): \(pairs)", arguments)
     }
     for (part, pair) in zip(parts, pairs) {
-        let quotedName = pair.name.replacingOccurrences(of: "\"", with: "%22")
-        let header = Array("Content-Disposition: form-data; name=\"\(quotedName)\"\r\n\r\n".utf8)
+        // Every quote byte is escaped, even one a combining mark follows, so none ends the name.
+        let quotedName = pair.name.utf8.flatMap { $0 == UInt8(ascii: "\"") ? Array("%22".utf8) : [$0] }
+        let header =
+            Array("Content-Disposition: form-data; name=\"".utf8) + quotedName + Array("\"\r\n\r\n".utf8)
         guard part.starts(with: header), part.ends(with: Array("\r\n".utf8)), part.count >= header.count + 2,
             pair.matches(String(decoding: part.dropFirst(header.count).dropLast(2), as: UTF8.self))
         else {

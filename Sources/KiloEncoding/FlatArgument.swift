@@ -22,13 +22,26 @@ extension FlatArgument {
     static func flatten(_ arguments: [String: Argument]) throws -> [FlatArgument] {
         var pairs: [FlatArgument] = []
         pairs.reserveCapacity(arguments.count)
-        for key in arguments.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+        for (key, argument) in arguments.sorted(by: { precedesInUTF8($0.key, $1.key) }) {
             guard !key.isEmpty else { throw ArgumentEncodingError.emptyKey }
-            if let argument = arguments[key] {
-                try append(argument, named: key, to: &pairs)
-            }
+            try append(argument, named: key, to: &pairs)
         }
         return pairs
+    }
+
+    /// Whether `first` sorts before `second` when both are compared by their UTF-8 bytes.
+    private static func precedesInUTF8(_ first: String, _ second: String) -> Bool {
+        // Comparing the strings' contiguous bytes is several times faster than stepping through two
+        // `UTF8View` iterators. Every native string has contiguous UTF-8; a bridged one may not.
+        let result = first.utf8.withContiguousStorageIfAvailable { firstBytes in
+            second.utf8.withContiguousStorageIfAvailable { secondBytes in
+                firstBytes.lexicographicallyPrecedes(secondBytes)
+            }
+        }
+        if case .some(.some(let precedes)) = result {
+            return precedes
+        }
+        return first.utf8.lexicographicallyPrecedes(second.utf8)
     }
 
     private static func append(_ argument: Argument, named name: String, to pairs: inout [FlatArgument]) throws {

@@ -50,7 +50,13 @@ public struct MultipartEncoder: Sendable {
     ///   a name or file name, or a file that cannot be read.
     public func encode(_ arguments: [String: Argument]) throws -> Data {
         var body = Data()
-        try write(arguments) { chunk in body.append(chunk) }
+        try write(arguments) { chunk in
+            if body.isEmpty {
+                body = chunk  // A body without files arrives as one chunk; keep it rather than copy it.
+            } else {
+                body.append(chunk)
+            }
+        }
         return body
     }
 
@@ -123,11 +129,11 @@ public struct MultipartEncoder: Sendable {
     private func validatedPairs(_ arguments: [String: Argument]) throws -> [FlatArgument] {
         let pairs = try FlatArgument.flatten(arguments)
         for pair in pairs {
-            var names = [pair.name]
-            if case .file(let url) = pair.value {
-                names.append(url.lastPathComponent)
+            var hasLineBreak = Self.hasLineBreak(pair.name)
+            if !hasLineBreak, case .file(let url) = pair.value {
+                hasLineBreak = Self.hasLineBreak(url.lastPathComponent)
             }
-            if names.contains(where: { $0.contains(where: \.isNewline) }) {
+            if hasLineBreak {
                 throw ArgumentEncodingError.lineBreakInName(pair.name)
             }
         }
@@ -135,9 +141,12 @@ public struct MultipartEncoder: Sendable {
     }
 
     private func write(_ pairs: [FlatArgument], to output: (Data) throws -> Void) throws {
-        var buffer = Data()
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(estimatedSize(of: pairs))
         for pair in pairs {
-            buffer.append(contentsOf: "--\(boundary)\r\nContent-Disposition: form-data; name=\"".utf8)
+            buffer.append(contentsOf: "--".utf8)
+            buffer.append(contentsOf: boundary.utf8)
+            buffer.append(contentsOf: "\r\nContent-Disposition: form-data; name=\"".utf8)
             buffer.append(contentsOf: Self.quoted(pair.name).utf8)
             switch pair.value {
             case .text(let text):
@@ -146,30 +155,76 @@ public struct MultipartEncoder: Sendable {
             case .file(let url):
                 buffer.append(contentsOf: "\"; filename=\"".utf8)
                 buffer.append(contentsOf: Self.quoted(url.lastPathComponent).utf8)
-                buffer.append(contentsOf: "\"\r\nContent-Type: \(FileContentType.of(url))\r\n\r\n".utf8)
+                buffer.append(contentsOf: "\"\r\nContent-Type: ".utf8)
+                buffer.append(contentsOf: FileContentType.of(url).utf8)
+                buffer.append(contentsOf: "\r\n\r\n".utf8)
                 try Self.emit(buffer, to: output)
                 buffer.removeAll(keepingCapacity: true)
                 try FileChunkReader.read(url, key: pair.name, into: output)
             }
             buffer.append(contentsOf: "\r\n".utf8)
         }
-        buffer.append(contentsOf: "--\(boundary)--\r\n".utf8)
+        buffer.append(contentsOf: "--".utf8)
+        buffer.append(contentsOf: boundary.utf8)
+        buffer.append(contentsOf: "--\r\n".utf8)
         try Self.emit(buffer, to: output)
     }
 
-    /// Hands `buffer` to `output` in pieces of at most ``FileChunkReader/chunkSize`` bytes.
-    private static func emit(_ buffer: Data, to output: (Data) throws -> Void) throws {
-        var start = buffer.startIndex
-        repeat {
-            let end =
-                buffer.index(start, offsetBy: FileChunkReader.chunkSize, limitedBy: buffer.endIndex) ?? buffer.endIndex
-            try output(buffer.subdata(in: start..<end))
-            start = end
-        } while start < buffer.endIndex
+    /// About the size of the body without its files' contents (exact for text parts, give or take
+    /// escaped quotes), so that the buffer that collects it is allocated once.
+    private func estimatedSize(of pairs: [FlatArgument]) -> Int {
+        let delimiterSize = 2 + boundary.utf8.count  // "--" boundary
+        var size = delimiterSize + 4  // The close delimiter, which ends in "--\r\n".
+        for pair in pairs {
+            // delimiter "\r\nContent-Disposition: form-data; name=\"" name "\"\r\n\r\n" text "\r\n"
+            size += delimiterSize + 40 + pair.name.utf8.count + 5 + 2
+            switch pair.value {
+            case .text(let text):
+                size += text.utf8.count
+            case .file:
+                size += 64  // The file name and content type; the buffer grows if they are longer.
+            }
+        }
+        return size
     }
 
-    /// Escapes a name for a quoted header parameter, as the HTML standard's form encoder does.
+    /// Hands `buffer` to `output` in pieces of at most ``FileChunkReader/chunkSize`` bytes.
+    private static func emit(_ buffer: [UInt8], to output: (Data) throws -> Void) throws {
+        var start = 0
+        repeat {
+            let end = min(start + FileChunkReader.chunkSize, buffer.count)
+            try output(Data(buffer[start..<end]))
+            start = end
+        } while start < buffer.count
+    }
+
+    /// Whether `name` holds a line break, as `Character.isNewline` defines it: a line feed,
+    /// vertical tab, form feed, carriage return, next line, line separator or paragraph separator.
+    private static func hasLineBreak(_ name: String) -> Bool {
+        // `Character.isNewline` looks at a character's first scalar, and each of these scalars
+        // always starts a character of its own, so checking the scalars gives the same answer.
+        name.unicodeScalars.contains { scalar in
+            switch scalar.value {
+            case 0x0A...0x0D, 0x85, 0x2028, 0x2029: true
+            default: false
+            }
+        }
+    }
+
+    /// Escapes a name for a quoted header parameter, as the HTML standard's form encoder does:
+    /// every `"` becomes `%22`, even one that a combining mark follows (a search by `Character`
+    /// would miss that one, and leave a bare quote that ends the parameter early).
     private static func quoted(_ name: String) -> String {
-        name.contains("\"") ? name.replacingOccurrences(of: "\"", with: "%22") : name
+        guard name.utf8.contains(UInt8(ascii: "\"")) else { return name }
+        var escaped: [UInt8] = []
+        escaped.reserveCapacity(name.utf8.count + 8)
+        for byte in name.utf8 {
+            if byte == UInt8(ascii: "\"") {
+                escaped.append(contentsOf: "%22".utf8)
+            } else {
+                escaped.append(byte)
+            }
+        }
+        return String(decoding: escaped, as: UTF8.self)
     }
 }

@@ -92,6 +92,16 @@ import Testing
         #expect(body == Data(expected.utf8))
     }
 
+    @Test func longKeysAreSortedByUTF8BytesToo() throws {
+        // Longer than 15 bytes, so these are stored on the heap rather than inline.
+        let prefix = "a-long-field-name-"
+        let keys = ["\u{212B}", "é", "Z", "2", "10", "1", "", "1é"].map { prefix + $0 }
+        let body = try encoder.encode(Dictionary(uniqueKeysWithValues: keys.map { ($0, Argument.string($0)) }))
+        let sorted = ["", "1", "10", "1é", "2", "Z", "é", "\u{212B}"].map { prefix + $0 }
+        let expected = sorted.map { textPart($0, $0) }.joined() + "--B--\r\n"
+        #expect(body == Data(expected.utf8))
+    }
+
     @Test func arraysBecomeRepeatedPartsInOrder() throws {
         let body = try encoder.encode(["tag": ["b", "a", .undefined, "c"]])
         let expected = textPart("tag", "b") + textPart("tag", "a") + textPart("tag", "c") + "--B--\r\n"
@@ -113,7 +123,23 @@ import Testing
         #expect(body == Data((textPart("prénom", "Zoë") + "--B--\r\n").utf8))
     }
 
-    @Test(arguments: ["a\rb", "a\nb", "a\r\nb", "\n", "end\r"])
+    /// A quote followed by a combining mark is still a quote byte on the wire: it must not end
+    /// the quoted parameter.
+    @Test func aQuoteBeforeACombiningMarkIsPercentTwentyTwo() throws {
+        let body = try MultipartEncoder(boundary: "B").encode(["a\"\u{301}b": "x"])
+        #expect(body.utf8Text == textPart("a%22\u{301}b", "x") + "--B--\r\n")
+        #expect(!body.utf8Text.contains("name=\"a\""))
+    }
+
+    @Test func quotesAmongNonASCIITextArePercentTwentyTwo() throws {
+        let body = try encoder.encode(["é\"😀\"": "\"é\""])
+        #expect(body == Data((textPart("é%22😀%22", "\"é\"") + "--B--\r\n").utf8))
+    }
+
+    // Every character for which `Character.isNewline` is true: LF, VT, FF, CR, CR-LF, NEL, LS and PS.
+    @Test(arguments: [
+        "a\rb", "a\nb", "a\r\nb", "\n", "end\r", "a\u{0B}b", "a\u{0C}b", "é\u{85}", "a\u{2028}b", "\u{2029}",
+    ])
     func lineBreakInANameThrows(name: String) {
         #expect(throws: ArgumentEncodingError.lineBreakInName(name)) {
             try encoder.encode(["ok": "1", name: "x"])
@@ -222,7 +248,7 @@ import Testing
         #expect(body.utf8Text == fileHeader("f", filename: "100% done #1.txt", type: "text/plain") + "x\r\n--B--\r\n")
     }
 
-    @Test(arguments: ["a\rb.txt", "a\nb.txt", "a\r\nb.txt"])
+    @Test(arguments: ["a\rb.txt", "a\nb.txt", "a\r\nb.txt", "a\u{0C}b.txt", "é\u{85}.txt", "a\u{2028}b.txt"])
     func lineBreakInAFilenameThrowsWithTheKey(filename: String) {
         // Checked before any file is read, so the file need not exist.
         let file = directory.url(for: filename)
@@ -299,6 +325,18 @@ import Testing
         #expect(sizes.allSatisfy { $0 <= 256 * 1024 }, "chunk sizes: \(sizes)")
     }
 
+    @Test func longTextArrivesExactlyInChunksAndInMemory() throws {
+        let longText = String(repeating: "é😀 x", count: 60 * 1024)  // 480 KiB of UTF-8
+        let arguments: [String: Argument] = ["a": "1", "long": .string(longText), "z\"": "2"]
+        let parts = [textPart("a", "1"), textPart("long", longText), textPart("z%22", "2"), "--B--\r\n"]
+        let expected = Data(parts.joined().utf8)
+        var chunks: [Data] = []
+        try encoder.write(arguments) { chunks.append($0) }
+        #expect(chunks.count == 2)
+        #expect(chunks.reduce(Data(), +) == expected)
+        #expect(try encoder.encode(arguments) == expected)
+    }
+
     @Test func writeStopsAtTheFirstErrorOutputThrows() {
         struct Stop: Error, Equatable {}
         var calls = 0
@@ -321,6 +359,21 @@ import Testing
         let inMemory = try encoder.encode(arguments)
         #expect(written == inMemory)
         #expect(count == Int64(inMemory.count))
+    }
+
+    @Test func encodeToFileWritesQuotedAndNonASCIINamesAsInMemory() throws {
+        let file = try directory.makeFile(named: "ré \"sumé\".txt", text: "cv")
+        let arguments: [String: Argument] = ["cv\"é": .file(file), "prénom": "Zoë", "q\"": ["a\"b", 1]]
+        let target = directory.url(for: "body.multipart")
+        let count = try encoder.encode(arguments, toFile: target)
+        let parts = [
+            fileHeader("cv%22é", filename: "ré %22sumé%22.txt", type: "text/plain"), "cv\r\n",
+            textPart("prénom", "Zoë"), textPart("q%22", "a\"b"), textPart("q%22", "1"), "--B--\r\n",
+        ]
+        let expected = Data(parts.joined().utf8)
+        #expect(try Data(contentsOf: target) == expected)
+        #expect(try encoder.encode(arguments) == expected)
+        #expect(count == Int64(expected.count))
     }
 
     @Test func encodeToFileReplacesALongerExistingFile() throws {
