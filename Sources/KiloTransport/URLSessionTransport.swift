@@ -15,7 +15,8 @@ import Foundation
 ///
 /// - ``init(configuration:)``: the transport owns its session and the session's delegate. For a
 ///   request with a ``TransportRequest/progress`` observer, upload progress, and the progress of
-///   bodies received in memory, is reported as bytes move.
+///   bodies received in memory, is reported as bytes move. On Linux the session delivers its
+///   completions to Kilo on its own work queue, which saves each request a thread hand-off.
 /// - ``init(session:)``: it uses your session as it is, with completion handlers, so your
 ///   session's delegate keeps working. Progress is reported only when a request starts and
 ///   when it ends.
@@ -46,6 +47,11 @@ public struct URLSessionTransport: Transport {
     ///
     /// The session lives as long as the transport (and its copies); then it finishes its tasks
     /// and is invalidated. Keep one transport for many requests: it reuses connections.
+    ///
+    /// On Linux, the session's delegate queue runs what the session gives it at once, on the
+    /// session's work queue, as `URLSession.data(for:)` does for its own completion: a finished
+    /// request reaches its caller without first waking a delegate-queue thread. Progress handlers
+    /// and everything else that may take time run on a serial queue of the transport's.
     ///
     /// - Parameter configuration: The session's configuration, such as `.default` or `.ephemeral`.
     public init(configuration: URLSessionConfiguration) {

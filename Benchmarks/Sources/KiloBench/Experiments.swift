@@ -6,20 +6,46 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 
-/// Prototypes of changes suggested for Kilo's transport, built here from Kilo's public API so
-/// that their effect can be measured before anyone edits Sources/. Shown with `--experiments`.
+/// Rows that explain Kilo's costs over URLSession, and prototypes of changes, built here from
+/// Kilo's public API so that their effect can be measured before anyone edits Sources/. Shown
+/// with `--experiments`.
 enum Experiments {
     static func getRows(session: URLSession, url: URL) -> [RequestRow] {
         let decoder = JSONCoding.makeDecoder()
-        let callbackQueue = DispatchQueue(label: "kilo-bench.experiment-callbacks")
         let noOpDelegate = NoOpTaskDelegate()
+        // Sessions whose delegate queue runs completions on the session's work queue, as
+        // URLSessionTransport(configuration:) does on Linux.
         let inlineSession = URLSession(
             configuration: RequestBenchmarks.makeConfiguration(), delegate: nil, delegateQueue: InlineOperationQueue())
+        let inlineDelegatedSession = URLSession(
+            configuration: RequestBenchmarks.makeConfiguration(), delegate: NoOpTaskDelegate(),
+            delegateQueue: InlineOperationQueue())
+        var request = URLRequest(url: url)
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        let plainRequest = request
+
+        /// An async request as one writes it by hand on Linux, where `data(for:)` can deadlock.
+        func continuationRow(_ name: String, _ session: URLSession) -> RequestRow {
+            .tasks(name) {
+                let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
+                    session.dataTask(with: plainRequest) { data, response, error in
+                        if let error {
+                            continuation.resume(throwing: error)
+                        } else if let response {
+                            continuation.resume(returning: (data ?? Data(), response))
+                        } else {
+                            continuation.resume(throwing: URLError(.badServerResponse))
+                        }
+                    }.resume()
+                }
+                blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
+            }
+        }
+
         return [
+            // The cost of the task delegate that URLSessionTransport(session:) sets on Linux.
             .callbacks("experiment: raw dataTask with a no-op task delegate") { completion in
-                var request = URLRequest(url: url)
-                request.setValue("application/json", forHTTPHeaderField: "Accept")
-                let task = session.dataTask(with: request) { data, response, error in
+                let task = session.dataTask(with: plainRequest) { data, response, error in
                     completion(Result {
                         blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: error, decoder: decoder).id)
                     })
@@ -27,38 +53,16 @@ enum Experiments {
                 task.delegate = noOpDelegate
                 task.resume()
             },
-            .tasks("experiment: continuation around dataTask, inline delegate queue session") {
-                var request = URLRequest(url: url)
-                request.setValue("application/json", forHTTPHeaderField: "Accept")
-                let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
-                    inlineSession.dataTask(with: request) { data, response, error in
-                        if let error {
-                            continuation.resume(throwing: error)
-                        } else {
-                            continuation.resume(returning: (data ?? Data(), response!))
-                        }
-                    }.resume()
-                }
-                blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
-            },
-            // What URLSessionTransport.send does today, reduced to its hops: the completion
-            // handler runs on the session's delegate queue, then resumes the continuation.
-            .tasks("experiment: continuation around dataTask(with:completionHandler:)") {
-                var request = URLRequest(url: url)
-                request.setValue("application/json", forHTTPHeaderField: "Accept")
-                let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
-                    session.dataTask(with: request) { data, response, error in
-                        if let error {
-                            continuation.resume(throwing: error)
-                        } else {
-                            continuation.resume(returning: (data ?? Data(), response!))
-                        }
-                    }.resume()
-                }
-                blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
-            },
-            // Suggested: URLSessionTransport.send through session.data(for:), which resumes the
-            // caller straight from the session's work queue, skipping the delegate queue.
+            // The hand-offs of an async request: over the caller's session (the completion runs
+            // on the delegate queue, then resumes the task), and over sessions that deliver
+            // completions inline, with and without a session delegate.
+            continuationRow("experiment: continuation around dataTask(with:completionHandler:)", session),
+            continuationRow("experiment: continuation around dataTask, inline delegate queue session", inlineSession),
+            continuationRow(
+                "experiment: continuation around dataTask, inline delegate queue session with a delegate",
+                inlineDelegatedSession),
+            // Not usable: session.data(for:) resumes the caller straight from the session's work
+            // queue, but on Linux (Swift 6.3.1) cancelling it can deadlock (corelibs #5412).
             .tasks("experiment: Kilo's transport work via session.data(for:)") {
                 let transportRequest = TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"])
                 try transportRequest.headers.validate()
@@ -67,21 +71,6 @@ enum Experiments {
                 let mapped = TransportResponse(response, body: data)
                 guard mapped.isSuccess else { throw URLError(.badServerResponse) }
                 blackHole(try JSONCoding.makeDecoder().decode(Item.self, from: mapped.body).id)
-            },
-            // Suggested: callback invokes over a URLSessionTransport without a Task: the
-            // completion handler maps the response and hops once, to the callback queue.
-            .callbacks("experiment: callback path without a Task, private serial queue") { completion in
-                let transportRequest = TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"])
-                session.dataTask(with: URLRequest(transportRequest)) { data, response, error in
-                    let result = Result<Item, any Error> {
-                        if let error { throw error }
-                        guard let response = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-                        let mapped = TransportResponse(response, body: data ?? Data())
-                        guard mapped.isSuccess else { throw URLError(.badServerResponse) }
-                        return try JSONCoding.makeDecoder().decode(Item.self, from: mapped.body)
-                    }
-                    callbackQueue.async { completion(result.map { blackHole($0.id) }) }
-                }.resume()
             },
         ]
     }
@@ -141,9 +130,11 @@ extension Result where Failure == any Error {
     }
 }
 
+/// A task delegate that does nothing but exist.
 final class NoOpTaskDelegate: NSObject, URLSessionTaskDelegate, Sendable {}
 
-/// Runs every operation at once, on the thread that adds it.
+/// Runs every operation at once, on the thread that adds it (Kilo's ImmediateOperationQueue is
+/// internal).
 final class InlineOperationQueue: OperationQueue, @unchecked Sendable {
     override func addOperation(_ block: @escaping @Sendable () -> Void) {
         block()

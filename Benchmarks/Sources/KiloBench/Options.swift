@@ -38,7 +38,8 @@ struct Options: Sendable {
           --sections LIST      which sections to run, e.g. a,b (a encoding, b GET, c POST, d memory)
           --rounds N           interleaved rounds per request measurement (default 15; quick 2)
           --memory-requests N  requests in the memory check (default 10000)
-          --only TEXT          only rows whose name contains TEXT (or one of A|B|…), e.g. "Kilo async" (for profiling)
+          --only TEXT          only rows whose name contains TEXT (or one of A|B|…), e.g. "Kilo async" (for profiling);
+                               "=NAME" matches the whole name only
           --in-flight LIST     section b's numbers of requests in flight, from 1,16,64 (default all three)
           --experiments        add rows (sections a and b) that prototype changes suggested in Docs/Performance.md
         """
@@ -122,7 +123,9 @@ struct Options: Sendable {
 
     func includes(_ row: String) -> Bool {
         guard let rowFilter else { return true }
-        return rowFilter.split(separator: "|").contains { row.contains($0) }
+        return rowFilter.split(separator: "|").contains { text in
+            text.hasPrefix("=") ? row == text.dropFirst() : row.contains(text)
+        }
     }
 }
 

@@ -53,6 +53,7 @@ enum RequestBenchmarks {
         // The same configuration, but a session of the proxy's own, with Kilo's delegate (the
         // mode that reports progress as bytes move); it cannot share the others' connections.
         let owningProxy = WebServiceProxy(configuration: makeConfiguration(), baseURL: baseURL)
+        owningProxy.callbackQueue = DispatchQueue(label: "kilo-bench.own-session-callbacks")
         let concurrentProxy = WebServiceProxy(session: session, baseURL: baseURL)
         concurrentProxy.callbackQueue = DispatchQueue(label: "kilo-bench.callbacks.concurrent", attributes: .concurrent)
 
@@ -95,6 +96,12 @@ enum RequestBenchmarks {
             .tasks("Kilo own-session (init(configuration:)) async invoke") {
                 let item: Item = try await owningProxy.invoke(.get, path: "json")
                 blackHole(item.id)
+            },
+            .callbacks("Kilo own-session (init(configuration:)) callback invoke, private serial callbackQueue") {
+                completion in
+                owningProxy.invoke(.get, path: "json") { (result: Result<Item, any Error>) in
+                    completion(result.map { blackHole($0.id) })
+                }
             },
             .callbacks("Kilo callback invoke, private serial callbackQueue") { completion in
                 serialProxy.invoke(.get, path: "json") { (result: Result<Item, any Error>) in
