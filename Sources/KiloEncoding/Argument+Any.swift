@@ -22,7 +22,9 @@ extension Argument {
     /// - Throws: ``ArgumentEncodingError/unsupportedValue(_:type:)`` for any other type, such as a
     ///   dictionary.
     public init(_ value: Any, forKey key: String) throws {
-        if let converted = Argument.scalar(value) {
+        if let common = Argument.commonValue(value) {
+            self = common
+        } else if let converted = Argument.scalar(value) {
             self = converted
         } else if let array = value as? [Any] {
             self = .list(try array.map { try Argument($0, forKey: key) })
@@ -48,6 +50,22 @@ extension Argument {
             arguments[key] = try Argument(value, forKey: key)
         }
         return arguments
+    }
+
+    /// The argument for a value of the most common types, found by comparing its dynamic type
+    /// instead of trying casts: a failed cast from `Any` is a search through the runtime's
+    /// conformance tables, and the general route tries up to a dozen.
+    private static func commonValue(_ value: Any) -> Argument? {
+        switch ObjectIdentifier(type(of: value)) {
+        case ObjectIdentifier(String.self): (value as? String).map(Argument.string)
+        case ObjectIdentifier(Int.self): (value as? Int).map(Argument.integer)
+        case ObjectIdentifier(Bool.self): (value as? Bool).map(Argument.boolean)
+        case ObjectIdentifier(Double.self): (value as? Double).map(Argument.number)
+        case ObjectIdentifier(Date.self): (value as? Date).map(Argument.date)
+        case ObjectIdentifier([String].self): (value as? [String]).map { .list($0.map(Argument.string)) }
+        case ObjectIdentifier([Int].self): (value as? [Int]).map { .list($0.map(Argument.integer)) }
+        default: nil
+        }
     }
 
     private static func scalar(_ value: Any) -> Argument? {

@@ -37,9 +37,14 @@ public struct MultipartEncoder: Sendable {
 
     /// Makes a random boundary that will not occur in any real content.
     ///
-    /// - Returns: A boundary such as `kilo-3F2504E0-4F89-11D3-9A0C-0305E82C3301`.
+    /// - Returns: `kilo-` and 32 random hexadecimal digits (128 bits from the system's secure
+    ///   generator), such as `kilo-3f2504e04f8911d39a0c0305e82c3301`.
     public static func makeBoundary() -> String {
-        "kilo-" + UUID().uuidString
+        var generator = SystemRandomNumberGenerator()
+        let high = String(generator.next() as UInt64, radix: 16)
+        let low = String(generator.next() as UInt64, radix: 16)
+        return "kilo-" + String(repeating: "0", count: 16 - high.count) + high
+            + String(repeating: "0", count: 16 - low.count) + low
     }
 
     /// Encodes arguments as a multipart body in memory.

@@ -40,6 +40,7 @@ import Testing
         for _ in 0..<100 {
             let boundary = MultipartEncoder.makeBoundary()
             #expect((1...70).contains(boundary.count), "\(boundary)")
+            #expect(boundary.hasPrefix("kilo-") && boundary.count == 37, "\(boundary)")
             #expect(boundary.allSatisfy(allowed.contains), "\(boundary)")
         }
     }
