@@ -39,9 +39,11 @@ extension WebServiceProxy {
     /// background, and calls `resultHandler` exactly once on the callback queue.
     ///
     /// The request goes straight to the transport's ``Transport/start(_:completion:)``, without
-    /// a Swift task. The response is mapped on the callback queue, just before the handler runs,
-    /// unless that queue is the main queue; it is then mapped on a global queue first. A request
-    /// with a streamed multipart body, which must first be written to a file, runs in a task.
+    /// a Swift task of Kilo's. The response is mapped where the transport completes if that is
+    /// a Swift task (the cooperative pool); otherwise on the callback queue, just before the
+    /// handler runs, or on a global queue first when the callback queue is the main queue. A
+    /// request with a streamed multipart body, which must first be written to a file, runs in a
+    /// task.
     ///
     /// - Returns: The task, or `nil` when the request could not be built; the handler then
     ///   receives the error, and nothing is sent.
@@ -76,13 +78,20 @@ extension WebServiceProxy {
                 guard !requestTask.isCancelled else { return .failure(URLError(.cancelled)) }
                 return received.value.flatMap { response in Result { try mapping.value(response) } }
             }
-            // On Linux, `DispatchQueue.main` is a new object each time: compare labels.
-            if queue.label == DispatchQueue.main.label {
+            if withUnsafeCurrentTask(body: { $0 != nil }) {
+                // A transport that completes in a Swift task (as `Transport.start` does by
+                // default) is on the cooperative pool, where mapping may run in parallel.
+                let mapped = Handoff(value: outcome())
+                queue.async { handler.value(mapped.value) }
+            } else if queue.label == DispatchQueue.main.label {
+                // On Linux, `DispatchQueue.main` is a new object each time: compare labels.
                 DispatchQueue.global().async {
                     let mapped = Handoff(value: outcome())
                     queue.async { handler.value(mapped.value) }
                 }
             } else {
+                // The transport's own thread, which it may need (URLSessionTransport's session
+                // queue): leave it at once, and map on the callback queue.
                 queue.async { handler.value(outcome()) }
             }
         }
