@@ -175,6 +175,8 @@ enum RequestBenchmarks {
         let formProxy = WebServiceProxy(session: session, baseURL: baseURL)
         let formCallbackProxy = WebServiceProxy(session: session, baseURL: baseURL)
         formCallbackProxy.callbackQueue = DispatchQueue(label: "kilo-bench.form-callbacks")
+        let formOwningProxy = WebServiceProxy(configuration: makeConfiguration(), baseURL: baseURL)
+        formOwningProxy.callbackQueue = DispatchQueue(label: "kilo-bench.form-own-session-callbacks")
         let formRows: [RequestRow] = [
             .callbacks("URLSession dataTask, FormEncoder body (baseline)") { completion in
                 var request = URLRequest(url: url)
@@ -203,6 +205,18 @@ enum RequestBenchmarks {
                     completion(Result { try check(result.get(), expected: formLength) })
                 }
             },
+            .tasks("Kilo own-session (init(configuration:)) async invoke, form") {
+                let received: Received = try await formOwningProxy.invoke(
+                    .post, path: "discard", arguments: Fixtures.arguments())
+                try check(received, expected: formLength)
+            },
+            .callbacks("Kilo own-session (init(configuration:)) callback invoke, form, private serial callbackQueue") {
+                completion in
+                formOwningProxy.invoke(.post, path: "discard", arguments: Fixtures.arguments()) {
+                    (result: Result<Received, any Error>) in
+                    completion(Result { try check(result.get(), expected: formLength) })
+                }
+            },
         ].filter { options.includes($0.name) }
         let formResults = await compare(
             formRows, modes: [(1, options.sequentialRequests), (16, lanes16)], rounds: options.rounds)
@@ -219,6 +233,9 @@ enum RequestBenchmarks {
         let multipartCallbackProxy = WebServiceProxy(session: session, baseURL: baseURL)
         multipartCallbackProxy.encoding = .multipartFormData
         multipartCallbackProxy.callbackQueue = DispatchQueue(label: "kilo-bench.multipart-callbacks")
+        let multipartOwningProxy = WebServiceProxy(configuration: makeConfiguration(), baseURL: baseURL)
+        multipartOwningProxy.encoding = .multipartFormData
+        multipartOwningProxy.callbackQueue = DispatchQueue(label: "kilo-bench.multipart-own-session-callbacks")
         let multipartRows: [RequestRow] = [
             .callbacks("URLSession dataTask, MultipartEncoder body (baseline)") { completion in
                 let encoder = MultipartEncoder()
@@ -245,6 +262,19 @@ enum RequestBenchmarks {
             },
             .callbacks("Kilo callback invoke, multipart, private serial callbackQueue") { completion in
                 multipartCallbackProxy.invoke(
+                    .post, path: "discard", arguments: ["title": "benchmark upload", "file": fileURL]
+                ) { (result: Result<Received, any Error>) in
+                    completion(Result { try check(result.get(), expected: multipartLength) })
+                }
+            },
+            .tasks("Kilo own-session (init(configuration:)) async invoke, multipart") {
+                let received: Received = try await multipartOwningProxy.invoke(
+                    .post, path: "discard", arguments: ["title": "benchmark upload", "file": fileURL])
+                try check(received, expected: multipartLength)
+            },
+            .callbacks("Kilo own-session (init(configuration:)) callback invoke, multipart, private serial callbackQueue") {
+                completion in
+                multipartOwningProxy.invoke(
                     .post, path: "discard", arguments: ["title": "benchmark upload", "file": fileURL]
                 ) { (result: Result<Received, any Error>) in
                     completion(Result { try check(result.get(), expected: multipartLength) })
