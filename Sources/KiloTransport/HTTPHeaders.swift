@@ -134,7 +134,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// - Throws: ``RequestError/invalidHeaderName(_:)`` or ``RequestError/invalidHeaderValue(_:)``.
     public func validate() throws {
         for field in fields {
-            guard !field.name.isEmpty, field.name.utf8.allSatisfy(Self.isTokenByte) else {
+            guard !field.name.isEmpty, field.name.utf8.allSatisfy({ Self.tokenBytes[Int($0)] }) else {
                 throw RequestError.invalidHeaderName(field.name)
             }
             guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
@@ -143,19 +143,25 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         }
     }
 
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
+    /// Whether each byte may appear in a header name: RFC 9110's `tchar`.
+    private static let tokenBytes: [Bool] = (0...255).map { byte in
+        switch UInt8(byte) {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
+            true
         default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            "!#$%&'*+-.^_`|~".utf8.contains(UInt8(byte))
         }
     }
 
     private static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.count == rhs.utf8.count
-            && zip(lhs.utf8, rhs.utf8).allSatisfy { asciiLowercase($0) == asciiLowercase($1) }
+        if lhs == rhs { return true }  // the usual case, and a quick comparison
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        var right = rhs.utf8.makeIterator()
+        for left in lhs.utf8 {
+            guard let other = right.next(), asciiLowercase(left) == asciiLowercase(other) else { return false }
+        }
+        return true
     }
 
     private static func asciiLowercase(_ byte: UInt8) -> UInt8 {
