@@ -189,6 +189,27 @@ struct URLSessionTransportTests {
         }
     }
 
+    /// Redirects are followed, relative and absolute; with a session of the transport's own,
+    /// the session asks its delegate about each one on the session's work queue.
+    @Test(arguments: SessionMode.allCases, ["redirect/2", "relative-redirect/1", "absolute-redirect/1"])
+    func redirectsAreFollowed(mode: SessionMode, path: String) async throws {
+        let response = try await transport(mode).send(TransportRequest(method: .get, url: url(path)))
+        #expect(response.statusCode == 200)
+        #expect(try echo(of: response).args.isEmpty)
+    }
+
+    /// A 303 after a POST becomes a GET of the new location, as browsers and URLSession do.
+    @Test(arguments: SessionMode.allCases)
+    func seeOtherAfterAPostIsFollowedWithAGet(mode: SessionMode) async throws {
+        let location = "/get?from=post"
+        let query = "status_code=303&url=\(location.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+        let response = try await transport(mode).send(
+            TransportRequest(method: .post, url: url("redirect-to?\(query)"), body: .data(Data("a=1".utf8)))
+        )
+        #expect(response.statusCode == 200)
+        #expect(try echo(of: response).args == ["from": "post"])
+    }
+
     @Test(arguments: SessionMode.allCases)
     func responseHeadersAreReadableInAnyCase(mode: SessionMode) async throws {
         let response = try await transport(mode).send(
