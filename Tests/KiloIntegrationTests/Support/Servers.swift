@@ -34,9 +34,14 @@ enum Servers {
         makeProxy(baseURL: try #require(sample, "KILO_SAMPLE_URL is not set"))
     }
 
-    /// Makes a proxy with the transport under test: a real URL session, or, when
-    /// `Transports/KiloAsyncHTTPClient` builds this suite (`KILO_ASYNC_HTTP_CLIENT`), an
-    /// `AsyncHTTPClientTransport` on that package's test client.
+    /// The transport of every proxy when `KILO_TEST_SESSION` is `owned`: one with a session of
+    /// its own, which on Linux delivers completions on the session's work queue.
+    static let owningTransport = URLSessionTransport(configuration: .ephemeral)
+
+    /// Makes a proxy with the transport under test: a real URL session (the shared ``session``,
+    /// or, when the environment sets `KILO_TEST_SESSION=owned`, a session of the transport's
+    /// own), or, when `Transports/KiloAsyncHTTPClient` builds this suite
+    /// (`KILO_ASYNC_HTTP_CLIENT`), an `AsyncHTTPClientTransport` on that package's test client.
     ///
     /// - Parameter baseURL: The proxy's base URL.
     /// - Returns: The proxy.
@@ -44,7 +49,11 @@ enum Servers {
         #if KILO_ASYNC_HTTP_CLIENT
             WebServiceProxy(baseURL: baseURL, transport: AsyncHTTPClientTransport(client: TestHTTPClient.shared))
         #else
-            WebServiceProxy(session: session, baseURL: baseURL)
+            if ProcessInfo.processInfo.environment["KILO_TEST_SESSION"] == "owned" {
+                WebServiceProxy(baseURL: baseURL, transport: owningTransport)
+            } else {
+                WebServiceProxy(session: session, baseURL: baseURL)
+            }
         #endif
     }
 
