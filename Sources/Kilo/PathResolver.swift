@@ -6,7 +6,7 @@ import KiloTransport
 ///
 /// Resolving a relative URL and reading its `absoluteURL` costs a few microseconds each time,
 /// which is a noticeable part of a small request on loopback. When the base URL is an HTTP(S)
-/// URL with a host whose path ends with `/`, and the path is plain (letters, digits, and
+/// URL with a host whose path ends with `/` and has no `.` or `..` segment, and the path is plain (letters, digits, and
 /// `-._~!$&'()*+,;=@/`, no dot segments, not starting with `/`), resolving it is the same as
 /// appending it to the base URL's text, which is what the resolver does then. Any other path
 /// takes the general route.
@@ -21,7 +21,9 @@ struct PathResolver: Sendable {
         if let scheme = absolute.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = absolute.host, !host.isEmpty,
             absolute.query == nil, absolute.fragment == nil,
-            absolute.absoluteString.hasSuffix("/")
+            absolute.absoluteString.hasSuffix("/"),
+            // A base whose path has `.` or `..` segments resolves differently: check, once.
+            URL(string: "x", relativeTo: baseURL)?.absoluteURL.absoluteString == absolute.absoluteString + "x"
         {
             prefix = absolute.absoluteString
         } else {

@@ -136,10 +136,14 @@ import Testing
         "items?q=1", "items#top", "caf%C3%A9", "https://elsewhere.example/x", "a:b", "a b", "é",
     ]
 
-    @Test(
-        arguments: ["https://api.example.com/v1/", "http://127.0.0.1:8080/", "https://api.example.com/v1", "https://api.example.com"],
-        pathsToResolve
-    )
+    /// Base URLs: two that take the quick route for plain paths, and others that never may
+    /// (no trailing `/`, dot segments).
+    static let basesToResolveAgainst = [
+        "https://api.example.com/v1/", "http://127.0.0.1:8080/", "https://api.example.com/v1",
+        "https://api.example.com", "https://h.example/a/../b/", "https://h.example/./", "http://[::1]:8080/a/",
+    ]
+
+    @Test(arguments: basesToResolveAgainst, pathsToResolve)
     func pathsResolveAsURLResolvesThem(base: String, path: String) async throws {
         let baseURL = try #require(URL(string: base))
         let expected = URL(string: path, relativeTo: baseURL)?.absoluteURL
