@@ -155,7 +155,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     private static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
-        if lhs == rhs { return true }  // the usual case, and a quick comparison
+        if lhs.utf8.elementsEqual(rhs.utf8) { return true }  // the usual case, and a quick comparison
         guard lhs.utf8.count == rhs.utf8.count else { return false }
         var right = rhs.utf8.makeIterator()
         for left in lhs.utf8 {
