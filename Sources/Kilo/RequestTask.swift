@@ -8,6 +8,8 @@ import KiloTransport
 public final class RequestTask: Sendable {
     private struct State: Sendable {
         var isCancelled = false
+        /// Whether the transport has reported the end of the request.
+        var isCompleted = false
         /// Stops the work; `nil` until it has started.
         var stop: (@Sendable () -> Void)?
     }
@@ -32,6 +34,15 @@ public final class RequestTask: Sendable {
         }
         if cancelNow {
             transportTask.cancel()
+        }
+    }
+
+    /// Records the transport's report that the request ended; `false` if one came already, so
+    /// that a transport that reports twice cannot call the result handler twice.
+    func claimCompletion() -> Bool {
+        state.withLock { state in
+            defer { state.isCompleted = true }
+            return !state.isCompleted
         }
     }
 

@@ -38,12 +38,12 @@ extension WebServiceProxy {
     /// Starts a callback-style request: builds it now, sends it, maps the response in the
     /// background, and calls `resultHandler` exactly once on the callback queue.
     ///
-    /// The request goes straight to the transport's ``Transport/start(_:completion:)``, without
-    /// a Swift task of Kilo's. The response is mapped where the transport completes if that is
-    /// a Swift task (the cooperative pool); otherwise on the callback queue, just before the
-    /// handler runs, or on a global queue first when the callback queue is the main queue. A
-    /// request with a streamed multipart body, which must first be written to a file, runs in a
-    /// task.
+    /// A ``CallbackTransport`` (``URLSessionTransport``) gets the request without a Swift task,
+    /// and its completion leaves the transport's thread at once: the response is then mapped on
+    /// the callback queue, just before the handler runs, or on a global queue first when the
+    /// callback queue is the main queue. Any other transport, and a request with a streamed
+    /// multipart body (which must first be written to a file), runs in a task, which maps the
+    /// response before it hops to the callback queue.
     ///
     /// - Returns: The task, or `nil` when the request could not be built; the handler then
     ///   receives the error, and nothing is sent.
@@ -61,7 +61,7 @@ extension WebServiceProxy {
             callbackQueue.async { handler.value(.failure(error)) }
             return nil
         }
-        guard prepared.streamedBody == nil else {
+        guard prepared.streamedBody == nil, let callbackTransport = transport as? any CallbackTransport else {
             return start(
                 { prepared },
                 perform: { try await self.send($0, map: mapping.value) },
@@ -71,32 +71,36 @@ extension WebServiceProxy {
         let queue = callbackQueue
         let handler = Handoff(value: resultHandler)
         let requestTask = RequestTask()
-        let transportTask = transport.start(prepared.request) { result in
+        let transportTask = callbackTransport.start(prepared.request) { result in
+            guard requestTask.claimCompletion() else { return }
             let received = Handoff(value: result)
-            @Sendable func outcome() -> Result<T, any Error> {
+            Self.deliver(to: handler, on: queue) {
                 // Cancellation that comes before the value is mapped wins, as in `send`.
                 guard !requestTask.isCancelled else { return .failure(URLError(.cancelled)) }
                 return received.value.flatMap { response in Result { try mapping.value(response) } }
             }
-            if withUnsafeCurrentTask(body: { $0 != nil }) {
-                // A transport that completes in a Swift task (as `Transport.start` does by
-                // default) is on the cooperative pool, where mapping may run in parallel.
-                let mapped = Handoff(value: outcome())
-                queue.async { handler.value(mapped.value) }
-            } else if queue.label == DispatchQueue.main.label {
-                // On Linux, `DispatchQueue.main` is a new object each time: compare labels.
-                DispatchQueue.global().async {
-                    let mapped = Handoff(value: outcome())
-                    queue.async { handler.value(mapped.value) }
-                }
-            } else {
-                // The transport's own thread, which it may need (URLSessionTransport's session
-                // queue): leave it at once, and map on the callback queue.
-                queue.async { handler.value(outcome()) }
-            }
         }
         requestTask.attach(transportTask)
         return requestTask
+    }
+
+    /// Maps an outcome off the calling thread (a transport's, which it may need) and gives it to
+    /// `handler` on `queue`: both on `queue` itself, unless it is the main queue; then the
+    /// outcome is mapped on a global queue first, so that the main thread never decodes.
+    private static func deliver<T>(
+        to handler: Handoff<ResultHandler<T>>,
+        on queue: DispatchQueue,
+        outcome: @escaping @Sendable () -> Result<T, any Error>
+    ) {
+        // On Linux, `DispatchQueue.main` is a new object each time: compare labels.
+        if queue.label == DispatchQueue.main.label {
+            DispatchQueue.global().async {
+                let mapped = Handoff(value: outcome())
+                queue.async { handler.value(mapped.value) }
+            }
+        } else {
+            queue.async { handler.value(outcome()) }
+        }
     }
 
     /// Starts a callback-style request that `perform` carries out in a task.

@@ -1,9 +1,3 @@
-import Foundation
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// Something that sends HTTP requests: the seam between Kilo and the network.
 ///
 /// ``URLSessionTransport`` sends requests with `URLSession`; ``FakeTransport`` answers them in
@@ -22,11 +16,6 @@ import Foundation
 ///     }
 /// }
 /// ```
-///
-/// A transport only has to implement ``send(_:)``. Kilo's callback methods call
-/// ``start(_:completion:)``, which by default runs ``send(_:)`` in a task; a transport that
-/// can report completion without one (``URLSessionTransport`` does) implements it too, and
-/// saves each callback request a hand-off between threads.
 public protocol Transport: Sendable {
     /// Sends a request and returns the response, whatever its status code.
     ///
@@ -38,45 +27,4 @@ public protocol Transport: Sendable {
     /// - Throws: `URLError` when no response arrives (including `URLError.cancelled`), or
     ///   ``RequestError`` for a request that cannot be sent.
     func send(_ request: TransportRequest) async throws -> TransportResponse
-
-    /// Starts sending a request, and calls `completion` exactly once with the response, whatever
-    /// its status code, or with the error that ``send(_:)`` would throw.
-    ///
-    /// `completion` runs on a thread of the transport's choosing, perhaps one that it needs for
-    /// other requests, so it must return quickly: move any real work, such as decoding the
-    /// body, to a queue of your own.
-    ///
-    /// - Parameters:
-    ///   - request: The request to send.
-    ///   - completion: Receives the outcome; cancelling the returned task makes it
-    ///     `URLError(.cancelled)` unless the request has finished.
-    /// - Returns: The started request, to cancel it.
-    func start(
-        _ request: TransportRequest,
-        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
-    ) -> TransportTask
-}
-
-extension Transport {
-    /// Starts sending a request with ``send(_:)``, in a task.
-    ///
-    /// - Parameters:
-    ///   - request: The request to send.
-    ///   - completion: Receives the outcome, on the task's thread.
-    /// - Returns: The started request, to cancel it.
-    public func start(
-        _ request: TransportRequest,
-        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
-    ) -> TransportTask {
-        let task = Task {
-            do {
-                completion(.success(try await send(request)))
-            } catch is CancellationError {
-                completion(.failure(URLError(.cancelled)))
-            } catch {
-                completion(.failure(error))
-            }
-        }
-        return TransportTask { task.cancel() }
-    }
 }

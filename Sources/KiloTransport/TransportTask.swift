@@ -1,20 +1,18 @@
-/// A request that a ``Transport`` started with ``Transport/start(_:completion:)``.
-///
-/// Keep it to cancel the request; discard it otherwise.
-public struct TransportTask: Sendable {
+/// A request that a ``CallbackTransport`` started.
+package struct TransportTask: Sendable {
     private let cancellation: @Sendable () -> Void
 
     /// Creates a task that `cancel` cancels.
     ///
     /// - Parameter cancel: Stops the request, so that it completes with `URLError(.cancelled)`
     ///   unless it has finished already. It may be called more than once, from any thread.
-    public init(cancel: @escaping @Sendable () -> Void) {
+    package init(cancel: @escaping @Sendable () -> Void) {
         cancellation = cancel
     }
 
     /// Cancels the request; it then completes with `URLError(.cancelled)`, unless it had
     /// already finished.
-    public func cancel() {
+    package func cancel() {
         cancellation()
     }
 }

@@ -28,7 +28,7 @@ import Foundation
 /// (swift-corelibs-foundation waits for credentials that no one supplies). The transport
 /// declines the challenge and returns the response, with its status and headers but an empty
 /// body.
-public struct URLSessionTransport: Transport {
+public struct URLSessionTransport: CallbackTransport {
     /// The session that sends requests.
     public let session: URLSession
 
@@ -80,15 +80,16 @@ public struct URLSessionTransport: Transport {
 
     /// Starts sending a request with the session, without a Swift task.
     ///
-    /// `completion` runs on the session's delegate queue, or, for a session of the transport's
-    /// own on Linux, on the session's work queue (see ``init(configuration:)``), which it must
-    /// leave at once for any real work.
+    /// `completion` runs on the session's delegate queue; for a session of the transport's own
+    /// on Linux (see ``init(configuration:)``), on the session's work queue, or on the
+    /// delegate's serial queue for a request with a progress observer or a response body file;
+    /// for headers that cannot be sent, on a global queue.
     ///
     /// - Parameters:
     ///   - request: The request to send.
     ///   - completion: Receives the response or the error that ``send(_:)`` would throw.
     /// - Returns: The started request, to cancel it.
-    public func start(
+    package func start(
         _ request: TransportRequest,
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) -> TransportTask {

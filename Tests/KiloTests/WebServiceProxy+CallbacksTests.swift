@@ -56,7 +56,8 @@ import Testing
         #expect(try onMain.get())
     }
 
-    /// A response handler runs off the main queue, just before the result handler: on the
+    /// A response handler runs off the main queue, before the result handler: in the task of a
+    /// transport without callbacks of its own (FakeTransport); for a CallbackTransport, on the
     /// callback queue itself, unless that is the main queue.
     @Test(arguments: [false, true])
     func responseHandlersRunInTheBackgroundBeforeTheResultHandler(callbackQueueIsMain: Bool) async throws {
@@ -65,7 +66,8 @@ import Testing
             let proxy = makeProxy(transport, queue: queue)
             let order: Result<String, any Error> = await result { handler in
                 proxy.invoke(
-                    .get, path: "x",
+                    .get,
+                    path: "x",
                     responseHandler: { content, _ in
                         dispatchPrecondition(condition: .notOnQueue(.main))
                         return String(decoding: content, as: UTF8.self) + " then"
@@ -73,7 +75,8 @@ import Testing
                     resultHandler: { result in
                         dispatchPrecondition(condition: .onQueue(queue))
                         handler(result.map { $0 + " result" })
-                    })
+                    }
+                )
             }
             #expect(try order.get() == "hello then result")
         }
@@ -183,5 +186,19 @@ import Testing
         }
         let error = #expect(throws: URLError.self) { try cancelled.get() }
         #expect(error?.code == .cancelled)
+    }
+
+    @Test func aTransportThatReportsTwiceStillCallsTheHandlerOnce() async throws {
+        let proxy = makeProxy(QueueTransport(body: "[1]", reportsTwice: true))
+        let calls = Counter()
+        let decoded: Result<[Int], any Error> = await result { handler in
+            proxy.invoke(.get, path: "x") { (result: Result<[Int], any Error>) in
+                calls.increment()
+                handler(result)
+            }
+        }
+        #expect(try decoded.get() == [1])
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(calls.value == 1)
     }
 }

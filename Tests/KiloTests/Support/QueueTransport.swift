@@ -2,27 +2,32 @@ import Foundation
 import Kilo
 
 /// A transport that answers every request with one response, from a dispatch queue and
-/// without a Swift task, as ``URLSessionTransport`` does: it implements
-/// ``Transport/start(_:completion:)`` itself, so callback requests take Kilo's path without a
-/// task.
+/// without a Swift task, as ``URLSessionTransport`` does: a `CallbackTransport`, so callback
+/// requests take Kilo's path without a task.
 ///
 /// A request waits `delay` before it is answered; cancelling it before then answers
-/// `URLError(.cancelled)` at once.
-final class QueueTransport: Transport, @unchecked Sendable {
+/// `URLError(.cancelled)` at once. With `reportsTwice`, it misbehaves: every request's
+/// completion is called twice.
+final class QueueTransport: CallbackTransport, @unchecked Sendable {
     // `@unchecked Sendable`: `started` is only read and written under `lock`.
     private let response: TransportResponse
     private let delay: DispatchTimeInterval
+    private let reportsTwice: Bool
     private let queue = DispatchQueue(label: "kilo.tests.queue-transport")
     private let lock = NSLock()
     private var started = 0
 
-    init(statusCode: Int = 200, body: String, delay: DispatchTimeInterval = .never) {
+    init(statusCode: Int = 200, body: String, delay: DispatchTimeInterval = .never, reportsTwice: Bool = false) {
         response = TransportResponse(
-            statusCode: statusCode, headers: ["Content-Type": "text/plain"], body: Data(body.utf8))
+            statusCode: statusCode,
+            headers: ["Content-Type": "text/plain"],
+            body: Data(body.utf8)
+        )
         self.delay = delay
+        self.reportsTwice = reportsTwice
     }
 
-    /// How many requests went through ``start(_:completion:)``.
+    /// How many requests went through `start(_:completion:)`.
     var startedCount: Int {
         lock.withLock { started }
     }
@@ -36,6 +41,14 @@ final class QueueTransport: Transport, @unchecked Sendable {
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) -> TransportTask {
         lock.withLock { started += 1 }
+        if reportsTwice {
+            let response = self.response
+            queue.async {
+                completion(.success(response))
+                completion(.success(response))
+            }
+            return TransportTask {}
+        }
         let once = Once(completion)
         let response = self.response
         if delay == .never {

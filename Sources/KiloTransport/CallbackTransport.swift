@@ -1,0 +1,21 @@
+/// A transport that reports the end of a request from a callback of its own, without a Swift
+/// task: Kilo's callback methods use it, when the transport has it, to save a thread hand-off.
+///
+/// ``URLSessionTransport`` is one. Its completion may run on a thread that the transport needs
+/// for other requests (on Linux, the session's work queue), so the completion must return at
+/// once, and must not call into the transport or its session there: move any real work, such
+/// as decoding, to a queue of your own.
+package protocol CallbackTransport: Transport {
+    /// Starts sending a request, and calls `completion` exactly once with the response,
+    /// whatever its status code, or with the error that ``Transport/send(_:)`` would throw.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - completion: Receives the outcome; cancelling the returned task makes it
+    ///     `URLError(.cancelled)` unless the request has finished.
+    /// - Returns: The started request, to cancel it.
+    func start(
+        _ request: TransportRequest,
+        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
+    ) -> TransportTask
+}
