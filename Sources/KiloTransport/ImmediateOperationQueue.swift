@@ -7,12 +7,23 @@ import Foundation
     /// ordinary queue then wakes another thread to run it. That hand-off, one per request, costs
     /// about a tenth of a small request's CPU time, and `URLSession.data(for:)` avoids it the
     /// same way (swift-corelibs-foundation calls its completion inline). The operation then runs
-    /// on the session's work queue, so whatever it does must be quick and must not call back
-    /// into the session synchronously (`cancel()`, making or resuming a task): those wait for the
-    /// work queue, and would trap. ``URLSessionTransport`` therefore gives this queue only to the
+    /// on the session's work queue, which every session in the process shares, so whatever it
+    /// does must be quick (a copy there holds up every request) and must not call back into the
+    /// session synchronously (`cancel()`, making or resuming a task): those wait for the work
+    /// queue, and would trap. ``URLSessionTransport`` therefore gives this queue only to the
     /// session it owns, and its delegate moves anything else, such as the caller's progress
     /// handler, to a queue of its own.
+    ///
+    /// Only blocks run at once: that is how the session adds its events. Anything added as an
+    /// `Operation` runs as on any serial queue.
+    ///
+    /// `@unchecked Sendable`, as `OperationQueue` itself is; this subclass adds no state.
     final class ImmediateOperationQueue: OperationQueue, @unchecked Sendable {
+        override init() {
+            super.init()
+            maxConcurrentOperationCount = 1
+        }
+
         override func addOperation(_ block: @escaping @Sendable () -> Void) {
             block()
         }

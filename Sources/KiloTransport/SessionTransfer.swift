@@ -84,17 +84,36 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     }
 
     /// Moves a download task's file to the response body file. It must happen before the
-    /// session's callback returns, when the session deletes the file.
+    /// session's callback returns, when the session deletes the file, unless the file was
+    /// parked first (``parkDownload(at:)``).
     func keepDownload(at location: URL) {
         guard let destination = request.responseBodyFile else { return }
+        let files = FileManager.default
         do {
-            let files = FileManager.default
             if files.fileExists(atPath: destination.path) {
                 try files.removeItem(at: destination)
             }
             try files.moveItem(at: location, to: destination)
         } catch {
             lock.withLock { downloadError = error }
+            try? files.removeItem(at: location)  // a parked file would stay; the error is kept above
+        }
+    }
+
+    /// Renames a download task's file beside itself, under a name of Kilo's, so that it outlives
+    /// the session's callback: instant, even on the session's work queue, where moving it to the
+    /// response body file (perhaps a copy to another file system) would hold up every session.
+    ///
+    /// - Returns: The parked file, or `nil` if it could not be renamed; the error is then kept.
+    func parkDownload(at location: URL) -> URL? {
+        let parked = location.deletingLastPathComponent()
+            .appendingPathComponent("kilo-download-\(UUID().uuidString).tmp")
+        do {
+            try FileManager.default.moveItem(at: location, to: parked)
+            return parked
+        } catch {
+            lock.withLock { downloadError = error }
+            return nil
         }
     }
 

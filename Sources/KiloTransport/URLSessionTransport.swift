@@ -30,6 +30,11 @@ import Foundation
 /// body.
 public struct URLSessionTransport: CallbackTransport {
     /// The session that sends requests.
+    ///
+    /// A session that the transport owns (``init(configuration:)``) runs, on Linux, every
+    /// completion handler on its work queue, which all sessions share. Keep it for Kilo's
+    /// requests: a task of yours on it would run its completion handler there too, where
+    /// making, resuming or cancelling a task traps.
     public let session: URLSession
 
     private let owner: SessionOwner?
@@ -50,8 +55,9 @@ public struct URLSessionTransport: CallbackTransport {
     ///
     /// On Linux, the session's delegate queue runs what the session gives it at once, on the
     /// session's work queue, as `URLSession.data(for:)` does for its own completion: a finished
-    /// request reaches its caller without first waking a delegate-queue thread. Progress handlers
-    /// and everything else that may take time run on a serial queue of the transport's.
+    /// request reaches its caller without first waking a delegate-queue thread. Progress handlers,
+    /// moving downloaded files, and everything else that may take time run on a serial queue of
+    /// the transport's. Use ``session`` for Kilo's requests only.
     ///
     /// - Parameter configuration: The session's configuration, such as `.default` or `.ephemeral`.
     public init(configuration: URLSessionConfiguration) {
@@ -169,11 +175,24 @@ public struct URLSessionTransport: CallbackTransport {
                 finish(data ?? Data(), response, error)
             }
         case (_, .some):
+            let delegate = owner?.delegate
             task = session.downloadTask(with: urlRequest) { location, response, error in
-                if let location, attempt == transfer.currentAttempt {
-                    transfer.keepDownload(at: location)  // now: the session deletes the file when this returns
+                let current = location.flatMap { attempt == transfer.currentAttempt ? $0 : nil }
+                guard let delegate else {
+                    if let current {
+                        transfer.keepDownload(at: current)  // now: the session deletes the file when this returns
+                    }
+                    finish(Data(), response, error)
+                    return
                 }
-                finish(Data(), response, error)
+                // On the session's work queue: only an instant rename; the move happens later.
+                let parked = current.flatMap { transfer.parkDownload(at: $0) }
+                delegate.deliver {
+                    if let parked {
+                        transfer.keepDownload(at: parked)
+                    }
+                    transfer.finish(body: Data(), response: response, error: error, attempt: attempt)
+                }
             }
         default:
             task = session.dataTask(with: urlRequest) { data, response, error in

@@ -164,9 +164,17 @@ struct URLSessionTransportTests {
     /// A 401 carries `WWW-Authenticate: Basic realm="Fake Realm"`. On Linux with Swift 6.3.1, a
     /// request whose session has no delegate to answer the challenge never completes, and its
     /// `timeoutInterval` does not end it; a watchdog cancels it after 10 s so the suite goes on.
-    @Test(.timeLimit(.minutes(1)), arguments: SessionMode.allCases)
-    func unauthorizedWithChallengeIsReturnedNotThrown(mode: SessionMode) async throws {
-        let request = TransportRequest(method: .get, url: try url("status/401"), timeoutInterval: 5)
+    ///
+    /// With a progress observer, a session of the transport's own drives the task through its
+    /// delegate, which then answers the challenge.
+    @Test(.timeLimit(.minutes(1)), arguments: SessionMode.allCases, [false, true])
+    func unauthorizedWithChallengeIsReturnedNotThrown(mode: SessionMode, withProgress: Bool) async throws {
+        let request = TransportRequest(
+            method: .get,
+            url: try url("status/401"),
+            timeoutInterval: 5,
+            progress: withProgress ? ProgressObserver { _ in } : nil
+        )
         let transport = self.transport(mode)
         let started = ContinuousClock.now
         let task = Task { try await transport.send(request) }
@@ -189,13 +197,21 @@ struct URLSessionTransportTests {
         }
     }
 
-    /// Redirects are followed, relative and absolute; with a session of the transport's own,
-    /// the session asks its delegate about each one on the session's work queue.
-    @Test(arguments: SessionMode.allCases, ["redirect/2", "relative-redirect/1", "absolute-redirect/1"])
-    func redirectsAreFollowed(mode: SessionMode, path: String) async throws {
-        let response = try await transport(mode).send(TransportRequest(method: .get, url: url(path)))
-        #expect(response.statusCode == 200)
-        #expect(try echo(of: response).args.isEmpty)
+    /// Redirects are followed, relative and absolute. With a progress observer, a session of the
+    /// transport's own drives the task through its delegate, which the session asks about each
+    /// redirect on its work queue.
+    @Test(arguments: SessionMode.allCases, [false, true])
+    func redirectsAreFollowed(mode: SessionMode, withProgress: Bool) async throws {
+        for path in ["redirect/2", "relative-redirect/1", "absolute-redirect/1"] {
+            let request = TransportRequest(
+                method: .get,
+                url: try url(path),
+                progress: withProgress ? ProgressObserver { _ in } : nil
+            )
+            let response = try await transport(mode).send(request)
+            #expect(response.statusCode == 200, "\(path)")
+            #expect(try echo(of: response).args.isEmpty)
+        }
     }
 
     /// A 303 after a POST becomes a GET of the new location, as browsers and URLSession do.
