@@ -252,6 +252,35 @@ struct URLSessionTransportTests {
         #expect(ContinuousClock.now - started < .seconds(4))
     }
 
+    /// Cancellation racing completion, many times over: every request ends, once, with its
+    /// response or `URLError.cancelled`, and nothing deadlocks (Linux's `data(for:)` does, in
+    /// this race: corelibs #5412).
+    @Test(.timeLimit(.minutes(1)), arguments: SessionMode.allCases)
+    func cancellationRacingCompletionNeverHangs(mode: SessionMode) async throws {
+        let transport = self.transport(mode)
+        let request = TransportRequest(method: .get, url: try url("get"))
+        let outcomes = await withTaskGroup(of: String.self, returning: [String: Int].self) { group in
+            for index in 0..<300 {
+                let task = Task { try await transport.send(request) }
+                group.addTask {
+                    try? await Task.sleep(for: .microseconds(index % 7 * 300))
+                    task.cancel()
+                    do {
+                        return try await task.value.statusCode == 200 ? "ok" : "status"
+                    } catch let error as URLError where error.code == .cancelled {
+                        return "cancelled"
+                    } catch {
+                        return "other: \(error)"
+                    }
+                }
+            }
+            return await group.reduce(into: [:]) { counts, outcome in counts[outcome, default: 0] += 1 }
+        }
+        #expect(outcomes.values.reduce(0, +) == 300)
+        #expect(outcomes.keys.allSatisfy { $0 == "ok" || $0 == "cancelled" }, "\(outcomes)")
+        #expect(outcomes["cancelled", default: 0] > 0, "the race was run: some requests were cancelled")
+    }
+
     @Test(arguments: SessionMode.allCases)
     func taskCancelledBeforeSendingFailsAtOnce(mode: SessionMode) async throws {
         let request = TransportRequest(method: .get, url: try url("delay/5"))
