@@ -6,10 +6,10 @@ import KiloTransport
 ///
 /// Resolving a relative URL and reading its `absoluteURL` costs a few microseconds each time,
 /// which is a noticeable part of a small request on loopback. When the base URL is an HTTP(S)
-/// URL with a host whose path ends with `/` and has no `.` or `..` segment, and the path is plain (letters, digits, and
-/// `-._~!$&'()*+,;=@/`, no dot segments, not starting with `/`), resolving it is the same as
-/// appending it to the base URL's text, which is what the resolver does then. Any other path
-/// takes the general route.
+/// URL with a host whose path ends with `/` and has no `.` or `..` segment, and the path is
+/// plain (letters, digits, and `-._~!$&'()*+,;=@/`, no dot segments, not starting with `/`),
+/// resolving it is the same as appending it to the base URL's text, which is what the resolver
+/// does then. Any other path takes the general route.
 struct PathResolver: Sendable {
     let baseURL: URL
     /// The base URL's text, when plain paths may simply be appended to it.
