@@ -29,9 +29,12 @@ let package = Package(
         ),
         // Counts the calling thread's heap allocations, for the encoders' allocations per operation.
         .target(name: "MallocCounter"),
+        // The clock, statistics and table printing that both benchmark executables use.
+        .target(name: "BenchmarkSupport"),
         .executableTarget(
             name: "KiloBench",
             dependencies: [
+                "BenchmarkSupport",
                 "MallocCounter",
                 .product(name: "Kilo", package: "Kilo"),
                 .product(name: "KiloAsyncHTTPClient", package: "KiloAsyncHTTPClient"),
@@ -46,7 +49,7 @@ let package = Package(
         // No MallocCounter here: its malloc wrappers must not touch these figures.
         .executableTarget(
             name: "KiloBenchLarge",
-            dependencies: [.product(name: "Kilo", package: "Kilo")]
+            dependencies: ["BenchmarkSupport", .product(name: "Kilo", package: "Kilo")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 /// The outcome of one trial: its wall time and each request's latency.

@@ -1,14 +1,6 @@
 import Foundation
 import MallocCounter
 
-/// Nanoseconds on the monotonic clock.
-@inline(__always)
-func now() -> UInt64 {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-}
-
 /// What every thread of this process has used so far: CPU time (user + system) in
 /// nanoseconds, and context switches (a thread giving up or losing its core: each hop of work
 /// from one thread to a sleeping one costs at least one).
@@ -38,24 +30,6 @@ let canCountAllocations: Bool = {
     return threadAllocations() > before
 }()
 
-/// Sample statistics.
-enum Statistics {
-    /// The value at `fraction` (0...1) of the sorted values, nearest rank.
-    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
-        guard !values.isEmpty else { return .nan }
-        let sorted = values.sorted()
-        let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
-        return sorted[min(max(rank, 0), sorted.count - 1)]
-    }
-
-    static func median(_ values: [Double]) -> Double {
-        guard !values.isEmpty else { return .nan }
-        let sorted = values.sorted()
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-    }
-}
-
 /// Formats numbers for the tables.
 enum Format {
     /// A duration given in nanoseconds, in ns, µs or ms.
@@ -82,38 +56,6 @@ enum Format {
         let magnitude = Double(abs(count))
         if magnitude >= 1_048_576 { return sign + String(format: "%.2f MiB", magnitude / 1_048_576) }
         return sign + String(format: "%.0f KiB", magnitude / 1024)
-    }
-}
-
-/// A plain-text table with left-aligned first column and right-aligned others.
-struct Table {
-    var header: [String]
-    var rows: [[String]] = []
-
-    init(_ header: String...) {
-        self.header = header
-    }
-
-    mutating func add(_ row: String...) {
-        rows.append(row)
-    }
-
-    func print() {
-        let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { index, cell in
-                let padding = String(repeating: " ", count: widths[index] - cell.count)
-                return index == 0 ? cell + padding : padding + cell
-            }.joined(separator: "  ")
-        }
-        Swift.print(line(header))
-        Swift.print(String(repeating: "-", count: widths.reduce(0, +) + 2 * (widths.count - 1)))
-        for row in rows {
-            Swift.print(line(row))
-        }
-        Swift.print()
-        fflush(nil)  // nil: every stream (naming `stdout` is not concurrency-safe)
     }
 }
 

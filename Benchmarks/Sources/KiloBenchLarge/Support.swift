@@ -1,15 +1,9 @@
+import BenchmarkSupport
 import Foundation
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-
-/// Nanoseconds on the monotonic clock.
-func now() -> UInt64 {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-}
 
 /// Seconds between two readings of ``now()``.
 func seconds(from start: UInt64, to end: UInt64) -> Double {
@@ -130,44 +124,4 @@ enum Format {
     }
 }
 
-enum Statistics {
-    static func median(_ values: [Double]) -> Double {
-        guard !values.isEmpty else { return .nan }
-        let sorted = values.sorted()
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-    }
-}
-
-/// A plain-text table: first column left-aligned, the others right-aligned.
-struct Table {
-    var header: [String]
-    var rows: [[String]] = []
-
-    init(_ header: String...) {
-        self.header = header
-    }
-
-    mutating func add(_ row: [String]) {
-        rows.append(row)
-    }
-
-    func print() {
-        let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { index, cell in
-                let padding = String(repeating: " ", count: widths[index] - cell.count)
-                return index == 0 ? cell + padding : padding + cell
-            }.joined(separator: "  ")
-        }
-        Swift.print(line(header))
-        Swift.print(String(repeating: "-", count: widths.reduce(0, +) + 2 * (widths.count - 1)))
-        for row in rows {
-            Swift.print(line(row))
-        }
-        Swift.print()
-        fflush(nil)  // nil: every stream (naming `stdout` is not concurrency-safe)
-    }
-}
 

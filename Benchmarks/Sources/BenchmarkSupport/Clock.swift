@@ -1,0 +1,9 @@
+import Foundation
+
+/// Nanoseconds on the monotonic clock.
+@inline(__always)
+public func now() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
