@@ -255,16 +255,22 @@ private final class SessionOwner: Sendable {
 extension TransportResponse {
     /// Creates a response from an `HTTPURLResponse` and its body.
     ///
+    /// The header fields are converted from the response's `allHeaderFields` only when they are
+    /// first read: a decoded result never needs them, and converting them is a noticeable part
+    /// of a small request.
+    ///
     /// - Parameters:
     ///   - response: The response's status and headers.
     ///   - body: The body.
     public init(_ response: HTTPURLResponse, body: Data) {
-        var headers = HTTPHeaders()
-        for (name, value) in response.allHeaderFields {
-            // Names and values are strings; a cast is cheaper than `String(describing:)`.
-            let name = name.base as? String ?? String(describing: name)
-            headers[name] = value as? String ?? String(describing: value)
+        self.init(statusCode: response.statusCode, body: body) {
+            var headers = HTTPHeaders()
+            for (name, value) in response.allHeaderFields {
+                // Names and values are strings; a cast is cheaper than `String(describing:)`.
+                let name = name.base as? String ?? String(describing: name)
+                headers[name] = value as? String ?? String(describing: value)
+            }
+            return headers
         }
-        self.init(statusCode: response.statusCode, headers: headers, body: body)
     }
 }
