@@ -9,11 +9,17 @@ import KiloTransport
 /// URL with a host whose path ends with `/` and has no `.` or `..` segment, and the path is
 /// plain (letters, digits, and `-._~!$&'()*+,;=@/`, no dot segments, not starting with `/`),
 /// resolving it is the same as appending it to the base URL's text, which is what the resolver
-/// does then. Any other path takes the general route.
+/// does then, keeping the last few dozen such URLs, since a program calls the same paths again
+/// and again and parsing the URL is most of the cost. Any other path takes the general route.
 struct PathResolver: Sendable {
     let baseURL: URL
     /// The base URL's text, when plain paths may simply be appended to it.
     private let prefix: String?
+    /// Plain paths resolved recently, and their URLs.
+    private let recent = Locked<[String: URL]>([:])
+
+    /// How many plain paths ``recent`` holds before it starts again.
+    static let recentLimit = 64
 
     init(baseURL: URL) {
         self.baseURL = baseURL
@@ -36,8 +42,19 @@ struct PathResolver: Sendable {
     /// - Throws: ``RequestError/invalidPath(_:)`` unless the result is an absolute HTTP(S) URL
     ///   with a host.
     func resolve(_ path: String) throws -> URL {
-        if let prefix, Self.isPlain(path), let url = URL(string: prefix + path) {
-            return url
+        if let prefix {
+            if let url = recent.withLock({ $0[path] }) {
+                return url
+            }
+            if Self.isPlain(path), let url = URL(string: prefix + path) {
+                recent.withLock { recent in
+                    if recent.count >= Self.recentLimit {
+                        recent.removeAll(keepingCapacity: true)
+                    }
+                    recent[path] = url
+                }
+                return url
+            }
         }
         guard let url = URL(string: path, relativeTo: baseURL)?.absoluteURL,
             let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",

@@ -149,12 +149,27 @@ import Testing
         let expected = URL(string: path, relativeTo: baseURL)?.absoluteURL
         let transport = FakeTransport(statusCode: 204, data: Data())
         let proxy = WebServiceProxy(baseURL: baseURL, transport: transport)
+        // Twice: the second time, a plain path's URL comes from the resolver's recent paths.
         if let expected, expected.scheme == "http" || expected.scheme == "https", expected.host?.isEmpty == false {
             try await proxy.invoke(.get, path: path)
-            #expect(await transport.requests.first?.url.absoluteString == expected.absoluteString)
+            try await proxy.invoke(.get, path: path)
+            let sent = await transport.requests.map(\.url.absoluteString)
+            #expect(sent == [expected.absoluteString, expected.absoluteString])
         } else {
             await #expect(throws: RequestError.invalidPath(path)) { try await proxy.invoke(.get, path: path) }
+            await #expect(throws: RequestError.invalidPath(path)) { try await proxy.invoke(.get, path: path) }
         }
+    }
+
+    @Test func manyMorePathsThanTheResolverRemembersEachGoWhereTheyShould() async throws {
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        let proxy = WebServiceProxy(baseURL: try #require(URL(string: "https://api.example.com/v1/")), transport: transport)
+        let paths = (0..<200).map { "items/\($0)" }
+        for path in paths + paths.reversed() {
+            try await proxy.invoke(.get, path: path)
+        }
+        let sent = await transport.requests.map(\.url.absoluteString)
+        #expect(sent == (paths + paths.reversed()).map { "https://api.example.com/v1/" + $0 })
     }
 
     @Test func aFileInAFormIsRejected() async throws {
