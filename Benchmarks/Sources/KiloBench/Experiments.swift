@@ -42,6 +42,26 @@ enum Experiments {
             }
         }
 
+        // As the continuation row below, but with a URLRequest built for each request, as a program
+        // (and Kilo) builds one: about 15,000 instructions more per request than reusing one
+        // request there (perf stat, 2026-11-22), where the callback baseline, which also builds
+        // one per request, costs the same as that row.
+        let perRequest: RequestRow = .tasks("experiment: continuation around dataTask, URLRequest built per request") {
+            let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
+                var request = URLRequest(url: url)
+                request.setValue("application/json", forHTTPHeaderField: "Accept")
+                session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else if let response {
+                        continuation.resume(returning: (data ?? Data(), response))
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }.resume()
+            }
+            blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
+        }
         return [
             // The cost of the task delegate that URLSessionTransport(session:) sets on Linux.
             .callbacks("experiment: raw dataTask with a no-op task delegate") { completion in
@@ -57,6 +77,7 @@ enum Experiments {
             // on the delegate queue, then resumes the task), and over sessions that deliver
             // completions inline, with and without a session delegate.
             continuationRow("experiment: continuation around dataTask(with:completionHandler:)", session),
+            perRequest,
             continuationRow("experiment: continuation around dataTask, inline delegate queue session", inlineSession),
             continuationRow(
                 "experiment: continuation around dataTask, inline delegate queue session with a delegate",

@@ -40,7 +40,7 @@ struct Options: Sendable {
           --memory-requests N  requests in the memory check (default 10000)
           --only TEXT          only rows whose name contains TEXT (or one of A|B|…), e.g. "Kilo async" (for profiling);
                                "=NAME" matches the whole name only
-          --in-flight LIST     section b's numbers of requests in flight, from 1,16,64 (default all three)
+          --in-flight LIST     numbers of requests in flight, from 1,16,64 (default all three; section c1 has 1 and 16)
           --experiments        add rows (sections a and b) that prototype changes suggested in Docs/Performance.md
         """
 

@@ -219,8 +219,8 @@ enum RequestBenchmarks {
                 }
             },
         ].filter { options.includes($0.name) }
-        let formResults = await compare(
-            formRows, modes: [(1, options.sequentialRequests), (16, lanes16)], rounds: options.rounds)
+        let formModes = [(1, options.sequentialRequests), (16, lanes16)].filter { options.inFlight.contains($0.0) }
+        let formResults = await compare(formRows, modes: formModes, rounds: options.rounds)
         printRequestTable(formResults)
 
         print("== c2. Multipart POST of a 1 MiB file and a text field: \(options.rounds) rounds of \(options.multipartRequests) sequential requests ==")
