@@ -62,7 +62,21 @@ enum Experiments {
             }
             blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
         }
+        let rawResultQueue = DispatchQueue(label: "kilo-bench.experiment-raw-results", qos: .default)
         return [
+            // What Kilo's callbacks do, by hand: the result reaches the caller on a queue of its
+            // choosing, which costs raw code a hop from the delegate queue as well.
+            .callbacks("experiment: raw dataTask + JSONDecoder, result on a private serial queue") { completion in
+                var request = URLRequest(url: url)
+                request.setValue("application/json", forHTTPHeaderField: "Accept")
+                let task = session.dataTask(with: request) { data, response, error in
+                    let result = Result {
+                        blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: error, decoder: decoder).id)
+                    }
+                    rawResultQueue.async { completion(result) }
+                }
+                task.resume()
+            },
             // The cost of the task delegate that URLSessionTransport(session:) sets on Linux.
             .callbacks("experiment: raw dataTask with a no-op task delegate") { completion in
                 let task = session.dataTask(with: plainRequest) { data, response, error in
@@ -102,7 +116,7 @@ enum Experiments {
         let decoder = JSONCoding.makeDecoder()
         let transport = AsyncHTTPClientTransport(client: client)
         let proxy = WebServiceProxy(baseURL: baseURL, transport: transport)
-        let callbackQueue = DispatchQueue(label: "kilo-bench.experiment-nio-callbacks")
+        let callbackQueue = DispatchQueue(label: "kilo-bench.experiment-nio-callbacks", qos: .default)
         return [
             // The reference row with a per-request deadline, as a caller with a timeout writes it.
             .tasks("experiment: async-http-client execute with a 30 s timeout + JSONDecoder") {

@@ -23,7 +23,7 @@ enum MemoryBenchmark {
         let proxy = WebServiceProxy(session: session, baseURL: baseURL)
         let owningProxy = WebServiceProxy(configuration: RequestBenchmarks.makeConfiguration(), baseURL: baseURL)
         let callbackProxy = WebServiceProxy(session: session, baseURL: baseURL)
-        callbackProxy.callbackQueue = DispatchQueue(label: "kilo-bench.memory-callbacks")
+        callbackProxy.callbackQueue = DispatchQueue(label: "kilo-bench.memory-callbacks", qos: .default)
         let rows: [RequestRow] = [
             .callbacks("URLSession dataTask + JSONDecoder (reference)") { completion in
                 var request = URLRequest(url: url)

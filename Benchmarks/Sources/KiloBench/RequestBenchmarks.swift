@@ -50,13 +50,17 @@ enum RequestBenchmarks {
         let proxy = WebServiceProxy(session: session, baseURL: baseURL)
         let transport = URLSessionTransport(session: session)
         let serialProxy = WebServiceProxy(session: session, baseURL: baseURL)
-        serialProxy.callbackQueue = DispatchQueue(label: "kilo-bench.callbacks")
+        // Every callback queue here has the default quality of service, the one at which the raw
+        // rows' completion handlers run (an Operation's default on the session's delegate queue).
+        // A queue made without one lets requests started from it run URLSession's work at no
+        // particular QoS, which slowed uploads by up to 10% (Docs/Performance.md).
+        serialProxy.callbackQueue = DispatchQueue(label: "kilo-bench.callbacks", qos: .default)
         // The same configuration, but a session of the proxy's own, with Kilo's delegate (the
         // mode that reports progress as bytes move); it cannot share the others' connections.
         let owningProxy = WebServiceProxy(configuration: makeConfiguration(), baseURL: baseURL)
-        owningProxy.callbackQueue = DispatchQueue(label: "kilo-bench.own-session-callbacks")
+        owningProxy.callbackQueue = DispatchQueue(label: "kilo-bench.own-session-callbacks", qos: .default)
         let concurrentProxy = WebServiceProxy(session: session, baseURL: baseURL)
-        concurrentProxy.callbackQueue = DispatchQueue(label: "kilo-bench.callbacks.concurrent", attributes: .concurrent)
+        concurrentProxy.callbackQueue = DispatchQueue(label: "kilo-bench.callbacks.concurrent", qos: .default, attributes: .concurrent)
 
         // One client for async-http-client used directly and for Kilo over AsyncHTTPClientTransport,
         // so both use the same connections: the transport's recommended configuration (which only
@@ -66,7 +70,7 @@ enum RequestBenchmarks {
         let client = HTTPClient(eventLoopGroup: eventLoops, configuration: makeClientConfiguration())
         let nioProxy = WebServiceProxy(baseURL: baseURL, transport: AsyncHTTPClientTransport(client: client))
         let nioCallbackProxy = WebServiceProxy(baseURL: baseURL, transport: AsyncHTTPClientTransport(client: client))
-        nioCallbackProxy.callbackQueue = DispatchQueue(label: "kilo-bench.nio-callbacks")
+        nioCallbackProxy.callbackQueue = DispatchQueue(label: "kilo-bench.nio-callbacks", qos: .default)
 
         let rows: [RequestRow] = [
             .callbacks("URLSession dataTask + JSONDecoder (baseline)") { completion in
@@ -175,9 +179,9 @@ enum RequestBenchmarks {
         let formLength = try FormEncoder().encode(Fixtures.typedArguments()).count
         let formProxy = WebServiceProxy(session: session, baseURL: baseURL)
         let formCallbackProxy = WebServiceProxy(session: session, baseURL: baseURL)
-        formCallbackProxy.callbackQueue = DispatchQueue(label: "kilo-bench.form-callbacks")
+        formCallbackProxy.callbackQueue = DispatchQueue(label: "kilo-bench.form-callbacks", qos: .default)
         let formOwningProxy = WebServiceProxy(configuration: makeConfiguration(), baseURL: baseURL)
-        formOwningProxy.callbackQueue = DispatchQueue(label: "kilo-bench.form-own-session-callbacks")
+        formOwningProxy.callbackQueue = DispatchQueue(label: "kilo-bench.form-own-session-callbacks", qos: .default)
         let formRows: [RequestRow] = [
             .callbacks("URLSession dataTask, FormEncoder body (baseline)") { completion in
                 var request = URLRequest(url: url)
@@ -195,6 +199,27 @@ enum RequestBenchmarks {
                         try check(received, expected: formLength)
                     })
                 }.resume()
+            },
+            .tasks("raw async: continuation around dataTask, FormEncoder body") {
+                var request = URLRequest(url: url)
+                request.httpMethod = "POST"
+                request.setValue(FormEncoder.contentType, forHTTPHeaderField: "Content-Type")
+                request.setValue("application/json", forHTTPHeaderField: "Accept")
+                request.httpBody = try FormEncoder().encode(Fixtures.typedArguments())
+                let sent = request
+                let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
+                    session.dataTask(with: sent) { data, response, error in
+                        if let error {
+                            continuation.resume(throwing: error)
+                        } else if let response {
+                            continuation.resume(returning: (data ?? Data(), response))
+                        } else {
+                            continuation.resume(throwing: URLError(.badServerResponse))
+                        }
+                    }.resume()
+                }
+                let received = try decode(Received.self, data: data, response: response, error: nil, decoder: decoder)
+                try check(received, expected: formLength)
             },
             .tasks("Kilo async invoke, form") {
                 let received: Received = try await formProxy.invoke(.post, path: "discard", arguments: Fixtures.arguments())
@@ -233,10 +258,10 @@ enum RequestBenchmarks {
         multipartProxy.encoding = .multipartFormData
         let multipartCallbackProxy = WebServiceProxy(session: session, baseURL: baseURL)
         multipartCallbackProxy.encoding = .multipartFormData
-        multipartCallbackProxy.callbackQueue = DispatchQueue(label: "kilo-bench.multipart-callbacks")
+        multipartCallbackProxy.callbackQueue = DispatchQueue(label: "kilo-bench.multipart-callbacks", qos: .default)
         let multipartOwningProxy = WebServiceProxy(configuration: makeConfiguration(), baseURL: baseURL)
         multipartOwningProxy.encoding = .multipartFormData
-        multipartOwningProxy.callbackQueue = DispatchQueue(label: "kilo-bench.multipart-own-session-callbacks")
+        multipartOwningProxy.callbackQueue = DispatchQueue(label: "kilo-bench.multipart-own-session-callbacks", qos: .default)
         let multipartRows: [RequestRow] = [
             .callbacks("URLSession dataTask, MultipartEncoder body (baseline)") { completion in
                 let encoder = MultipartEncoder()
