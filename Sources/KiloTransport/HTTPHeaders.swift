@@ -137,10 +137,15 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
             guard !field.name.isEmpty, field.name.utf8.allSatisfy({ Self.tokenBytes[Int($0)] }) else {
                 throw RequestError.invalidHeaderName(field.name)
             }
-            guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
+            guard Self.isSendable(value: field.value) else {
                 throw RequestError.invalidHeaderValue(field.name)
             }
         }
+    }
+
+    /// Whether a value can be sent as it is: it holds no carriage return, line feed or NUL.
+    static func isSendable(value: String) -> Bool {
+        !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
     }
 
     /// Whether each byte may appear in a header name: RFC 9110's `tchar`.

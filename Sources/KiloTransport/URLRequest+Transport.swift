@@ -9,7 +9,9 @@ extension URLRequest {
     ///
     /// A ``TransportRequest/Body/data(_:)`` body becomes `httpBody`; a file body is left for an
     /// upload task to stream. A request with a body but no `Content-Type` is labelled
-    /// `application/octet-stream`, since Linux's URLSession would otherwise call it a form.
+    /// `application/octet-stream`, since Linux's URLSession would otherwise call it a form. A
+    /// header whose value holds a carriage return, line feed or NUL is left out, as
+    /// `setValue(_:forHTTPHeaderField:)` leaves it out (``HTTPHeaders/validate()`` refuses it).
     ///
     /// - Parameter request: The request to convert.
     public init(_ request: TransportRequest) {
@@ -17,9 +19,21 @@ extension URLRequest {
         if request.method != .get {  // a new URLRequest's method; setting it again costs
             httpMethod = request.method.rawValue
         }
-        for field in request.headers {
-            setValue(field.value, forHTTPHeaderField: field.name)
-        }
+        #if canImport(FoundationNetworking)
+            // All at once, as setValue(_:forHTTPHeaderField:) would store them one by one: names
+            // capitalized, values checked (see HeaderNameCase).
+            var fields: [String: String] = [:]
+            for field in request.headers where HTTPHeaders.isSendable(value: field.value) {
+                fields[HeaderNameCase.shared.capitalized(field.name)] = field.value
+            }
+            if !fields.isEmpty {
+                allHTTPHeaderFields = fields
+            }
+        #else
+            for field in request.headers {
+                setValue(field.value, forHTTPHeaderField: field.name)
+            }
+        #endif
         if let timeoutInterval = request.timeoutInterval {
             #if canImport(FoundationNetworking)
                 // Linux's URLSession truncates timeouts to whole seconds, so 0.5 s would expire at

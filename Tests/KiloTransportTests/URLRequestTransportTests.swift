@@ -30,6 +30,43 @@ import FoundationNetworking
         #expect(request.allHTTPHeaderFields?.count == 3)
     }
 
+    /// Names in many spellings, some with the punctuation a token allows, which
+    /// `String.capitalized` treats in different ways.
+    static let headerNames = [
+        "accept", "Content-Type", "x-api-key", "X-B3-TraceId", "etag", "WWW-Authenticate", "x_custom",
+        "a.b", "it's", "x--y", "x-1a", "1abc", "x-ray2go", "x^y", "x`y", "x|y~z", "x!#$%&*+.", "ÄÖÜ-name",
+    ]
+
+    @Test(arguments: headerNames)
+    func headersAreStoredAsSetValueStoresThem(name: String) {
+        let headers: HTTPHeaders = [name: "v1", "X-Other-Field": "application/json"]
+        var expected = URLRequest(url: url)
+        for field in headers {
+            expected.setValue(field.value, forHTTPHeaderField: field.name)
+        }
+        let request = URLRequest(TransportRequest(method: .get, url: url, headers: headers))
+        #expect(request.allHTTPHeaderFields == expected.allHTTPHeaderFields)
+        #expect(request.value(forHTTPHeaderField: name) == "v1")
+    }
+
+    @Test(arguments: ["a\r\nb", "a\nb", "a\rb", "a\u{0}b", "a\r\n b"])
+    func aValueThatCannotBeSentIsLeftOut(value: String) {
+        let headers: HTTPHeaders = ["X-Bad": value, "X-Good": "fine"]
+        let request = URLRequest(TransportRequest(method: .get, url: url, headers: headers))
+        #expect(request.value(forHTTPHeaderField: "X-Bad") == nil)
+        #expect(request.value(forHTTPHeaderField: "X-Good") == "fine")
+    }
+
+    @Test func manyMoreNamesThanAreRememberedAreEachStoredAsSetValueStoresThem() {
+        for index in 0..<600 {
+            let name = "x-name-\(index)-of-many"
+            let request = URLRequest(TransportRequest(method: .get, url: url, headers: [name: "1"]))
+            var expected = URLRequest(url: url)
+            expected.setValue("1", forHTTPHeaderField: name)
+            #expect(request.allHTTPHeaderFields == expected.allHTTPHeaderFields)
+        }
+    }
+
     @Test func requestWithoutBodyGetsNoContentType() {
         let request = URLRequest(TransportRequest(method: .get, url: url))
         #expect(request.httpBody == nil)
