@@ -105,9 +105,9 @@ public final class WebServiceProxy: Sendable {
         self.settings = Locked(Settings())
     }
 
-    private init(baseURL: URL, transport: any Transport, settings: Settings) {
-        self.baseURL = baseURL
-        self.paths = PathResolver(baseURL: baseURL)
+    private init(paths: PathResolver, transport: any Transport, settings: Settings) {
+        self.baseURL = paths.baseURL
+        self.paths = paths
         self.transport = transport
         self.settings = Locked(settings)
     }
@@ -126,7 +126,7 @@ public final class WebServiceProxy: Sendable {
     public func withTimeout(_ timeoutInterval: TimeInterval?) -> WebServiceProxy {
         var settings = currentSettings
         settings.timeoutInterval = timeoutInterval
-        return WebServiceProxy(baseURL: baseURL, transport: transport, settings: settings)
+        return WebServiceProxy(paths: paths, transport: transport, settings: settings)
     }
 
     /// How POST arguments are encoded in the body. The default is

@@ -39,7 +39,8 @@ package enum ResponseMapper {
         handler: (_ content: Data, _ contentType: String?, _ headers: HTTPHeaders) throws -> T
     ) throws -> T {
         try validate(response)
-        return try handler(response.body, response.headers["Content-Type"], response.headers)
+        let headers = response.headers
+        return try handler(response.body, headers["Content-Type"], headers)
     }
 }
 

@@ -137,14 +137,14 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
             guard !field.name.isEmpty, field.name.utf8.allSatisfy({ Self.tokenBytes[Int($0)] }) else {
                 throw RequestError.invalidHeaderName(field.name)
             }
-            guard Self.isSendable(value: field.value) else {
+            guard Self.canBeSent(field.value) else {
                 throw RequestError.invalidHeaderValue(field.name)
             }
         }
     }
 
     /// Whether a value can be sent as it is: it holds no carriage return, line feed or NUL.
-    static func isSendable(value: String) -> Bool {
+    static func canBeSent(_ value: String) -> Bool {
         !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
     }
 

@@ -1,20 +1,18 @@
 import Foundation
 
 /// Header names as Linux's URLSession stores them: `String.capitalized` ("content-type" becomes
-/// "Content-Type"), remembered for the names a program sends again and again.
+/// "Content-Type"), remembered for the names a transport sends again and again.
 ///
 /// `URLRequest.setValue(_:forHTTPHeaderField:)` on Linux capitalizes each name, checks the value
 /// one `Character` at a time and copies the whole header dictionary: about 10,000 instructions a
-/// field, 5% of a form POST on loopback. ``HTTPHeaders`` has already checked the values, so
-/// ``URLRequest/init(_:)`` sets all the fields at once, with the names in this case.
+/// field, 4% of a form POST on loopback. ``URLRequest/init(_:)`` checks the values itself and sets
+/// all the fields at once, with the names in this case; ``URLSessionTransport`` keeps one of these
+/// so that each name is capitalized once.
 ///
 /// `@unchecked Sendable`: `names` is only touched while `lock` is held.
 final class HeaderNameCase: @unchecked Sendable {
-    /// The names every request of the process shares.
-    static let shared = HeaderNameCase()
-
-    /// How many names ``shared`` remembers before it starts again.
-    static let limit = 256
+    /// How many names one remembers before it starts again.
+    private static let limit = 256
 
     private let lock = NSLock()
     private var names: [String: String] = [:]

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The status, headers and body of an HTTP response.
-public struct TransportResponse: Sendable, Hashable {
+public struct TransportResponse: Sendable, Hashable, CustomReflectable {
     /// The HTTP status code, such as 200 or 404.
     public var statusCode: Int
     /// The response's header fields.
@@ -12,6 +12,13 @@ public struct TransportResponse: Sendable, Hashable {
         set {
             fields = newValue
             deferredHeaders = nil
+        }
+        _modify {
+            if let deferredHeaders {
+                fields = deferredHeaders.headers
+                self.deferredHeaders = nil
+            }
+            yield &fields
         }
     }
     /// The response body, exactly as received (after any content decoding such as gzip).
@@ -40,12 +47,12 @@ public struct TransportResponse: Sendable, Hashable {
     /// - Parameters:
     ///   - statusCode: The HTTP status code.
     ///   - body: The body.
-    ///   - headers: Makes the header fields; it runs at most once, whichever copy of the response
-    ///     reads them first.
-    init(statusCode: Int, body: Data, headers: @escaping @Sendable () -> HTTPHeaders) {
+    ///   - makeHeaders: Makes the header fields; it runs at most once, on the thread of whichever
+    ///     copy of the response reads them first.
+    init(statusCode: Int, body: Data, makeHeaders: @escaping @Sendable () -> HTTPHeaders) {
         self.statusCode = statusCode
         self.fields = HTTPHeaders()
-        self.deferredHeaders = DeferredHeaders(headers)
+        self.deferredHeaders = DeferredHeaders(makeHeaders)
         self.body = body
     }
 
@@ -62,6 +69,11 @@ public struct TransportResponse: Sendable, Hashable {
     /// - Returns: `true` when they are the same.
     public static func == (lhs: TransportResponse, rhs: TransportResponse) -> Bool {
         lhs.statusCode == rhs.statusCode && lhs.body == rhs.body && lhs.headers == rhs.headers
+    }
+
+    /// The status code, header fields and body, for `dump` and test failure messages.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["statusCode": statusCode, "headers": headers, "body": body])
     }
 
     /// Hashes the status code, header fields and body.

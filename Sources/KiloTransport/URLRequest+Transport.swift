@@ -15,6 +15,16 @@ extension URLRequest {
     ///
     /// - Parameter request: The request to convert.
     public init(_ request: TransportRequest) {
+        self.init(request, headerNames: nil)
+    }
+
+    /// Creates a `URLRequest` from a transport request, as ``init(_:)`` does, with header names
+    /// capitalized through `headerNames` when given (Linux only).
+    ///
+    /// - Parameters:
+    ///   - request: The request to convert.
+    ///   - headerNames: Remembers the capitalized names of a transport's requests.
+    init(_ request: TransportRequest, headerNames: HeaderNameCase?) {
         self.init(url: request.url)
         if request.method != .get {  // a new URLRequest's method; setting it again costs
             httpMethod = request.method.rawValue
@@ -23,8 +33,8 @@ extension URLRequest {
             // All at once, as setValue(_:forHTTPHeaderField:) would store them one by one: names
             // capitalized, values checked (see HeaderNameCase).
             var fields: [String: String] = [:]
-            for field in request.headers where HTTPHeaders.isSendable(value: field.value) {
-                fields[HeaderNameCase.shared.capitalized(field.name)] = field.value
+            for field in request.headers where HTTPHeaders.canBeSent(field.value) {
+                fields[headerNames?.capitalized(field.name) ?? field.name.capitalized] = field.value
             }
             if !fields.isEmpty {
                 allHTTPHeaderFields = fields

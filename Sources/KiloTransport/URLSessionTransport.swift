@@ -38,6 +38,8 @@ public struct URLSessionTransport: CallbackTransport {
     public let session: URLSession
 
     private let owner: SessionOwner?
+    /// The capitalized names of this transport's request headers.
+    private let headerNames = HeaderNameCase()
 
     /// Creates a transport that sends requests with your session, as it is.
     ///
@@ -115,7 +117,7 @@ public struct URLSessionTransport: CallbackTransport {
         _ transfer: SessionTransfer,
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) {
-        let urlRequest = URLRequest(transfer.request)
+        let urlRequest = URLRequest(transfer.request, headerNames: headerNames)
         transfer.completion = completion
         transfer.makeResend = { transfer, old in
             owner?.delegate.unregister(old.taskIdentifier)
@@ -256,8 +258,8 @@ extension TransportResponse {
     /// Creates a response from an `HTTPURLResponse` and its body.
     ///
     /// The header fields are converted from the response's `allHeaderFields` only when they are
-    /// first read: a decoded result never needs them, and converting them is a noticeable part
-    /// of a small request.
+    /// first read, on the reading thread: a decoded result never needs them, and converting them
+    /// is a noticeable part of a small request.
     ///
     /// - Parameters:
     ///   - response: The response's status and headers.
