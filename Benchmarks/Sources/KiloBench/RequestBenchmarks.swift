@@ -246,7 +246,11 @@ enum RequestBenchmarks {
         ].filter { options.includes($0.name) }
         let formModes = [(1, options.sequentialRequests), (16, lanes16)].filter { options.inFlight.contains($0.0) }
         let formResults = await compare(formRows, modes: formModes, rounds: options.rounds)
-        printRequestTable(formResults)
+        if formModes.isEmpty {
+            print("   (skipped: --in-flight names neither 1 nor 16)\n")
+        } else {
+            printRequestTable(formResults)
+        }
 
         print("== c2. Multipart POST of a 1 MiB file and a text field: \(options.rounds) rounds of \(options.multipartRequests) sequential requests ==")
         print("   both build the body in memory with MultipartEncoder (random boundary) and send it as httpBody")
