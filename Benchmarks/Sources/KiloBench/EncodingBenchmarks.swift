@@ -148,7 +148,7 @@ enum EncodingBenchmarks {
                 operation: .sync { try MultipartEncoder().encode(fields).count }),
 
             Row(name: decodeShared, operation: .sync { try decoder.decode(Item.self, from: body).id }),
-            Row(name: "JSONCoding.makeDecoder() + decode (per response, as ResponseMapper does)", baseline: decodeShared,
+            Row(name: "JSONCoding.makeDecoder() + decode (a new decoder per response; ResponseMapper shares one)", baseline: decodeShared,
                 operation: .sync { try JSONCoding.makeDecoder().decode(Item.self, from: body).id }),
 
             Row(name: rawRequest, operation: .sync {
