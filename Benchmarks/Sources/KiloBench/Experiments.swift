@@ -24,20 +24,10 @@ enum Experiments {
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         let plainRequest = request
 
-        /// An async request as one writes it by hand on Linux, where `data(for:)` can deadlock.
+        /// An async request as one writes it by hand on Linux (see RequestBenchmarks.data(for:on:)).
         func continuationRow(_ name: String, _ session: URLSession) -> RequestRow {
             .tasks(name) {
-                let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
-                    session.dataTask(with: plainRequest) { data, response, error in
-                        if let error {
-                            continuation.resume(throwing: error)
-                        } else if let response {
-                            continuation.resume(returning: (data ?? Data(), response))
-                        } else {
-                            continuation.resume(throwing: URLError(.badServerResponse))
-                        }
-                    }.resume()
-                }
+                let (data, response) = try await RequestBenchmarks.data(for: plainRequest, on: session)
                 blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
             }
         }
@@ -47,19 +37,9 @@ enum Experiments {
         // request there (perf stat, 2026-11-22), where the callback baseline, which also builds
         // one per request, costs the same as that row.
         let perRequest: RequestRow = .tasks("experiment: continuation around dataTask, URLRequest built per request") {
-            let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
-                var request = URLRequest(url: url)
-                request.setValue("application/json", forHTTPHeaderField: "Accept")
-                session.dataTask(with: request) { data, response, error in
-                    if let error {
-                        continuation.resume(throwing: error)
-                    } else if let response {
-                        continuation.resume(returning: (data ?? Data(), response))
-                    } else {
-                        continuation.resume(throwing: URLError(.badServerResponse))
-                    }
-                }.resume()
-            }
+            var request = URLRequest(url: url)
+            request.setValue("application/json", forHTTPHeaderField: "Accept")
+            let (data, response) = try await RequestBenchmarks.data(for: request, on: session)
             blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
         }
         let rawResultQueue = DispatchQueue(label: "kilo-bench.experiment-raw-results", qos: .default)

@@ -25,6 +25,22 @@ enum RequestBenchmarks {
         return configuration
     }
 
+    /// Sends a request as async code does by hand on Linux, where `data(for:)` can deadlock: a
+    /// checked continuation around `dataTask(with:completionHandler:)`.
+    static func data(for request: URLRequest, on session: URLSession) async throws -> (Data, URLResponse) {
+        try await withCheckedThrowingContinuation { continuation in
+            session.dataTask(with: request) { data, response, error in
+                if let error {
+                    continuation.resume(throwing: error)
+                } else if let response {
+                    continuation.resume(returning: (data ?? Data(), response))
+                } else {
+                    continuation.resume(throwing: URLError(.badServerResponse))
+                }
+            }.resume()
+        }
+    }
+
     /// Checks a raw URLSession completion and decodes its body, as careful callers do.
     static func decode<T: Decodable>(
         _ type: T.Type, data: Data?, response: URLResponse?, error: (any Error)?, decoder: JSONDecoder
@@ -206,18 +222,7 @@ enum RequestBenchmarks {
                 request.setValue(FormEncoder.contentType, forHTTPHeaderField: "Content-Type")
                 request.setValue("application/json", forHTTPHeaderField: "Accept")
                 request.httpBody = try FormEncoder().encode(Fixtures.typedArguments())
-                let sent = request
-                let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
-                    session.dataTask(with: sent) { data, response, error in
-                        if let error {
-                            continuation.resume(throwing: error)
-                        } else if let response {
-                            continuation.resume(returning: (data ?? Data(), response))
-                        } else {
-                            continuation.resume(throwing: URLError(.badServerResponse))
-                        }
-                    }.resume()
-                }
+                let (data, response) = try await data(for: request, on: session)
                 let received = try decode(Received.self, data: data, response: response, error: nil, decoder: decoder)
                 try check(received, expected: formLength)
             },
