@@ -3,7 +3,7 @@
 # kilo-bench against it with the arguments given, and stops the server, whatever happens.
 #
 #     bash Benchmarks/run.sh              # the full run, a few minutes (Docs/Performance.md)
-#     bash Benchmarks/run.sh --quick      # a smoke run of a few seconds, for CI
+#     bash Benchmarks/run.sh --quick      # a smoke run of a few seconds
 #     bash Benchmarks/run.sh --help       # kilo-bench's options
 #     bash Benchmarks/run.sh --large      # 1 GiB upload and download: kilo-bench-large (--large --help)
 #

@@ -34,7 +34,7 @@ struct Options: Sendable {
 
           --port PORT          the port of kilo-bench-server on 127.0.0.1
           --url URL            or the server's base URL, ending with /
-          --quick              a smoke run of a few seconds (CI)
+          --quick              a smoke run of a few seconds
           --sections LIST      which sections to run, e.g. a,b (a encoding, b GET, c POST, d memory)
           --rounds N           interleaved rounds per request measurement (default 15; quick 2)
           --memory-requests N  requests in the memory check (default 10000)
