@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import MallocCounter
 
@@ -30,8 +31,8 @@ let canCountAllocations: Bool = {
     return threadAllocations() > before
 }()
 
-/// Formats numbers for the tables.
-enum Format {
+/// The benchmark's units.
+extension Format {
     /// A duration given in nanoseconds, in ns, µs or ms.
     static func duration(_ nanoseconds: Double) -> String {
         guard nanoseconds.isFinite else { return "–" }
@@ -40,15 +41,6 @@ enum Format {
         case ..<10_000_000: return String(format: "%.1f µs", nanoseconds / 1_000)
         default: return String(format: "%.1f ms", nanoseconds / 1_000_000)
         }
-    }
-
-    static func ratio(_ value: Double?) -> String {
-        guard let value, value.isFinite else { return "–" }
-        return String(format: "%.2f×", value)
-    }
-
-    static func rate(_ perSecond: Double) -> String {
-        perSecond.isFinite ? String(format: "%.0f", perSecond) : "–"
     }
 
     static func bytes(_ count: Int) -> String {

@@ -103,19 +103,10 @@ struct BenchError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Numbers formatted for the tables.
-enum Format {
+/// The large-body benchmark's units.
+extension Format {
     static func mib(_ bytes: Int) -> String {
         bytes < 0 ? "–" : String(format: "%.1f MiB", Double(bytes) / 1_048_576)
-    }
-
-    static func rate(_ value: Double) -> String {
-        value.isFinite ? String(format: "%.0f", value) : "–"
-    }
-
-    static func ratio(_ value: Double?) -> String {
-        guard let value, value.isFinite else { return "–" }
-        return String(format: "%.2f×", value)
     }
 
     static func seconds(_ value: Double?) -> String {
@@ -123,5 +114,3 @@ enum Format {
         return String(format: "%.2f s", value)
     }
 }
-
-
