@@ -38,10 +38,12 @@ extension WebServiceProxy {
     /// Starts a callback-style request: builds it now, sends it, maps the response in the
     /// background, and calls `resultHandler` exactly once on the callback queue.
     ///
-    /// A ``CallbackTransport`` (``URLSessionTransport``) gets the request without a Swift task,
-    /// and its completion leaves the transport's thread at once: the response is then mapped on
-    /// the callback queue, just before the handler runs, or on a global queue first when the
-    /// callback queue is the main queue. Any other transport, and a request with a streamed
+    /// A ``CallbackTransport`` (``URLSessionTransport``) gets the request without a Swift task.
+    /// Where its completion may take its time (a caller's session's delegate queue), the response
+    /// is mapped there, as code that decodes in a completion handler does, and the result hops to
+    /// the callback queue. Otherwise the completion leaves the transport's thread at once: the
+    /// response is then mapped on the callback queue, just before the handler runs, or on a global
+    /// queue first when the callback queue is the main queue. Any other transport, and a request with a streamed
     /// multipart body (which must first be written to a file), runs in a task, which maps the
     /// response before it hops to the callback queue.
     ///
@@ -71,13 +73,25 @@ extension WebServiceProxy {
         let queue = callbackQueue
         let handler = Handoff(value: resultHandler)
         let requestTask = RequestTask()
+        let mayMapOnCompletion = callbackTransport.completionMayTakeTime
+        let inFlight = callbacksInFlight
+        if mayMapOnCompletion {
+            inFlight.withLock { $0 += 1 }
+        }
         let transportTask = callbackTransport.start(prepared.request) { result in
             guard requestTask.claimCompletion() else { return }
-            let received = Handoff(value: result)
-            Self.deliver(to: handler, on: queue) {
-                // Cancellation that comes before the value is mapped wins, as in `send`.
+            // Cancellation that comes before the value is mapped wins, as in `send`.
+            let outcome: @Sendable () -> Result<T, any Error> = {
                 guard !requestTask.isCancelled else { return .failure(URLError(.cancelled)) }
-                return received.value.flatMap { response in Result { try mapping.value(response) } }
+                return result.flatMap { response in Result { try mapping.value(response) } }
+            }
+            if mayMapOnCompletion, inFlight.withLock({ count in count -= 1; return count > 0 }) {
+                let mapped = Handoff(value: outcome())
+                queue.async {
+                    handler.value(requestTask.isCancelled ? .failure(URLError(.cancelled)) : mapped.value)
+                }
+            } else {
+                Self.deliver(to: handler, on: queue, outcome: outcome)
             }
         }
         requestTask.attach(transportTask)

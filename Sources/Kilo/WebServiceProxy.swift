@@ -64,6 +64,9 @@ public final class WebServiceProxy: Sendable {
     public let transport: any Transport
 
     private let settings: Locked<Settings>
+    /// How many of this proxy's callback requests are waiting for a response; see
+    /// `start(_:map:resultHandler:)`.
+    let callbacksInFlight = Locked(0)
 
     /// Creates a proxy that sends requests with a URL session.
     ///

@@ -38,16 +38,23 @@ public struct URLSessionTransport: CallbackTransport {
     public let session: URLSession
 
     private let owner: SessionOwner?
+    /// Whether completions run on your session's delegate queue, off the main thread; see
+    /// ``CallbackTransport/completionMayTakeTime``.
+    package let completionMayTakeTime: Bool
     /// The capitalized names of this transport's request headers.
     private let headerNames = HeaderNameCase()
 
     /// Creates a transport that sends requests with your session, as it is.
+    ///
+    /// Kilo's callback methods decode a response on the session's delegate queue, where its
+    /// completion handlers run, unless that queue runs on the main thread.
     ///
     /// - Parameter session: The session that sends requests. Keep one session for many requests:
     ///   it reuses connections.
     public init(session: URLSession = .shared) {
         self.session = session
         self.owner = nil
+        self.completionMayTakeTime = !Self.deliversOnMainThread(session)
     }
 
     /// Creates a transport with a session of its own, which reports progress as bytes move.
@@ -66,6 +73,14 @@ public struct URLSessionTransport: CallbackTransport {
         let owner = SessionOwner(configuration: configuration)
         self.session = owner.session
         self.owner = owner
+        self.completionMayTakeTime = false  // on Linux, completions run on the session's work queue
+    }
+
+    /// Whether `session` runs its completion handlers on the main thread.
+    private static func deliversOnMainThread(_ session: URLSession) -> Bool {
+        let queue = session.delegateQueue
+        // On Linux, `DispatchQueue.main` is a new object each time: compare labels.
+        return queue === OperationQueue.main || queue.underlyingQueue?.label == DispatchQueue.main.label
     }
 
     /// Sends a request with the session.

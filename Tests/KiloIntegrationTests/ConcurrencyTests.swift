@@ -78,6 +78,78 @@ struct ConcurrencyTests {
         }
     }
 
+    /// Where one callback request's response handler and result handler ran (the labels of
+    /// ``CallbackQueues``; `nil` for any other queue), and what it delivered.
+    private struct Decoding: Sendable {
+        var index: Int
+        var decodedOn: String?
+        var deliveredOn: String?
+        var result: Result<[Int], any Error>
+    }
+
+    /// Starts `count` callback requests at once, each decoding its response in a response
+    /// handler, and waits for all their result handlers.
+    private static func decodeConcurrently(_ count: Int, with proxy: WebServiceProxy) async -> [Decoding] {
+        let decodedOn = Protected<[Int: String]>([:])
+        let decodings = Protected<[Decoding]>([])
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            for index in 0..<count {
+                _ = proxy.invoke(
+                    .get, path: "fibonacci", arguments: ["count": Self.count(for: index)],
+                    responseHandler: { content, _ in
+                        let label = DispatchQueue.getSpecific(key: CallbackQueues.labelKey)
+                        decodedOn.withLock { $0[index] = label ?? "other" }
+                        return try JSONDecoder().decode([Int].self, from: content)
+                    }
+                ) { (result: Result<[Int], any Error>) in
+                    let deliveredOn = DispatchQueue.getSpecific(key: CallbackQueues.labelKey)
+                    let decoding = Decoding(
+                        index: index, decodedOn: decodedOn.current[index], deliveredOn: deliveredOn, result: result)
+                    if decodings.withLock({ $0.append(decoding); return $0.count == count }) {
+                        continuation.resume()
+                    }
+                }
+            }
+        }
+        return decodings.current
+    }
+
+    /// Checks that every request got its own numbers.
+    private static func expectCorrectResults(_ decodings: [Decoding], count: Int) throws {
+        #expect(decodings.count == count)
+        for decoding in decodings {
+            #expect(try decoding.result.get() == fibonacci(Self.count(for: decoding.index)), "request \(decoding.index)")
+        }
+    }
+
+    @Test func manyCallbacksInFlightDecodeOffTheMainQueueAndDeliverOnIt() async throws {
+        let proxy = try Servers.sampleProxy()  // callbacks on the main queue, the default
+        let decodings = await Self.decodeConcurrently(Self.requestCount, with: proxy)
+        try Self.expectCorrectResults(decodings, count: Self.requestCount)
+        #expect(decodings.allSatisfy { $0.decodedOn != nil && $0.decodedOn != "main" }, "the main thread never decodes")
+        #expect(decodings.allSatisfy { $0.deliveredOn == "main" })
+    }
+
+    #if !KILO_ASYNC_HTTP_CLIENT
+        /// With your session and other requests in flight, Kilo decodes a response on the
+        /// session's delegate queue, as code that decodes in a completion handler does, and only
+        /// then hops to the callback queue; a lone request is decoded on the callback queue.
+        @Test(.enabled(if: ProcessInfo.processInfo.environment["KILO_TEST_SESSION"] != "owned"))
+        func callbacksOnYourSessionDecodeOnItsDelegateQueueWhileOthersAreInFlight() async throws {
+            let proxy = try Servers.sampleProxy()
+            proxy.callbackQueue = CallbackQueues.make("concurrency.decoding")
+            let decodings = await Self.decodeConcurrently(Self.requestCount, with: proxy)
+            try Self.expectCorrectResults(decodings, count: Self.requestCount)
+            #expect(decodings.allSatisfy { $0.deliveredOn == "concurrency.decoding" })
+            #expect(decodings.contains { $0.decodedOn == "other" }, "some decoded on the session's delegate queue")
+
+            let lone = await Self.decodeConcurrently(1, with: proxy)
+            try Self.expectCorrectResults(lone, count: 1)
+            #expect(lone.first?.decodedOn == "concurrency.decoding")
+            #expect(lone.first?.deliveredOn == "concurrency.decoding")
+        }
+    #endif
+
     @Test func changingSettingsWhileRequestsRunIsSafe() async throws {
         let proxy = try Servers.sampleProxy()
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -188,8 +188,72 @@ import Testing
         #expect(error?.code == .cancelled)
     }
 
-    @Test func aTransportThatReportsTwiceStillCallsTheHandlerOnce() async throws {
-        let proxy = makeProxy(QueueTransport(body: "[1]", reportsTwice: true))
+    /// Where the transport's completion may take its time, a response that arrives while
+    /// others of the proxy are in flight is mapped there; a lone one on the callback queue.
+    @Test func responsesAreMappedOnTheTransportsQueueWhileOthersAreInFlight() async throws {
+        let transport = QueueTransport(body: "[1]", delay: .milliseconds(50), completionMayTakeTime: true)
+        let queue = DispatchQueue(label: "kilo.tests.callbacks")
+        let proxy = makeProxy(transport, queue: queue)
+        let mappedOnTransportQueue = Counter()
+        let mappedElsewhere = Counter()
+        let start: @Sendable (@escaping WebServiceProxy.ResultHandler<String>) -> RequestTask? = { handler in
+            proxy.invoke(
+                .get,
+                path: "x",
+                responseHandler: { content, _ in
+                    if QueueTransport.isAnswering {
+                        mappedOnTransportQueue.increment()
+                    } else {
+                        dispatchPrecondition(condition: .onQueue(queue))
+                        mappedElsewhere.increment()
+                    }
+                    return String(decoding: content, as: UTF8.self)
+                },
+                resultHandler: { result in
+                    dispatchPrecondition(condition: .onQueue(queue))
+                    handler(result)
+                }
+            )
+        }
+        async let first: Result<String, any Error> = result(start)
+        async let second: Result<String, any Error> = result(start)
+        #expect(try await first.get() == "[1]")
+        #expect(try await second.get() == "[1]")
+        // The transport's serial queue answers one, with the other still in flight, then the other.
+        #expect(mappedOnTransportQueue.value == 1)
+        #expect(mappedElsewhere.value == 1)
+
+        let lone: Result<String, any Error> = await result(start)
+        #expect(try lone.get() == "[1]")
+        #expect(mappedOnTransportQueue.value == 1)
+        #expect(mappedElsewhere.value == 2)
+    }
+
+    @Test func cancellingAfterMappingOnTheTransportsQueueFailsWithCancelled() async throws {
+        // Two requests in flight: the first answer is mapped on the transport's queue, then
+        // waits for the busy callback queue, and the task is cancelled before it runs.
+        let transport = QueueTransport(body: "[1]", delay: .milliseconds(20), completionMayTakeTime: true)
+        let queue = DispatchQueue(label: "kilo.tests.busy-callbacks")
+        let proxy = makeProxy(transport, queue: queue)
+        let gate = DispatchSemaphore(value: 0)
+        queue.async { gate.wait() }
+        let other: Result<[Int], any Error> = await result { handler in
+            let task = proxy.invoke(.get, path: "x", resultHandler: handler)
+            _ = proxy.invoke(.get, path: "y") { (_: Result<[Int], any Error>) in }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) {
+                task?.cancel()
+                gate.signal()
+            }
+            return task
+        }
+        let error = #expect(throws: URLError.self) { try other.get() }
+        #expect(error?.code == .cancelled)
+    }
+
+    @Test(arguments: [false, true])
+    func aTransportThatReportsTwiceStillCallsTheHandlerOnce(completionMayTakeTime: Bool) async throws {
+        let proxy = makeProxy(
+            QueueTransport(body: "[1]", reportsTwice: true, completionMayTakeTime: completionMayTakeTime))
         let calls = Counter()
         let decoded: Result<[Int], any Error> = await result { handler in
             proxy.invoke(.get, path: "x") { (result: Result<[Int], any Error>) in

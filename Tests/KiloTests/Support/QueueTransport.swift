@@ -7,17 +7,26 @@ import Kilo
 ///
 /// A request waits `delay` before it is answered; cancelling it before then answers
 /// `URLError(.cancelled)` at once. With `reportsTwice`, it misbehaves: every request's
-/// completion is called twice.
+/// completion is called twice. With `completionMayTakeTime`, it says its queue may map
+/// responses, as a caller's session's delegate queue may.
 final class QueueTransport: CallbackTransport, @unchecked Sendable {
     // `@unchecked Sendable`: `started` is only read and written under `lock`.
     private let response: TransportResponse
     private let delay: DispatchTimeInterval
     private let reportsTwice: Bool
+    let completionMayTakeTime: Bool
     private let queue = DispatchQueue(label: "kilo.tests.queue-transport")
+    private static let queueKey = DispatchSpecificKey<Bool>()
     private let lock = NSLock()
     private var started = 0
 
-    init(statusCode: Int = 200, body: String, delay: DispatchTimeInterval = .never, reportsTwice: Bool = false) {
+    init(
+        statusCode: Int = 200,
+        body: String,
+        delay: DispatchTimeInterval = .never,
+        reportsTwice: Bool = false,
+        completionMayTakeTime: Bool = false
+    ) {
         response = TransportResponse(
             statusCode: statusCode,
             headers: ["Content-Type": "text/plain"],
@@ -25,6 +34,13 @@ final class QueueTransport: CallbackTransport, @unchecked Sendable {
         )
         self.delay = delay
         self.reportsTwice = reportsTwice
+        self.completionMayTakeTime = completionMayTakeTime
+        queue.setSpecific(key: Self.queueKey, value: true)
+    }
+
+    /// Whether the calling code runs on the queue that answers requests.
+    static var isAnswering: Bool {
+        DispatchQueue.getSpecific(key: queueKey) == true
     }
 
     /// How many requests went through `start(_:completion:)`.

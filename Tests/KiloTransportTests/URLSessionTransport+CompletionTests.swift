@@ -1,0 +1,37 @@
+import Foundation
+import KiloTransport
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Where a ``URLSessionTransport``'s completions run decides where Kilo's callback methods
+/// decode: only a queue that finishes requests, off the main thread, may take its time.
+struct URLSessionTransportCompletionTests {
+    /// Sessions made once and never invalidated: creating and invalidating sessions per test has
+    /// been reported to crash in teardown on Linux.
+    private static let ordinarySession = URLSession(configuration: .ephemeral)
+    private static let mainQueueSession = URLSession(
+        configuration: .ephemeral, delegate: nil, delegateQueue: .main)
+    private static let mainUnderlyingQueueSession: URLSession = {
+        let queue = OperationQueue()
+        queue.underlyingQueue = .main
+        return URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: queue)
+    }()
+
+    @Test func yourSessionsDelegateQueueMayTakeItsTime() {
+        #expect(URLSessionTransport(session: Self.ordinarySession).completionMayTakeTime)
+        #expect(URLSessionTransport(session: .shared).completionMayTakeTime)
+    }
+
+    @Test func aDelegateQueueOnTheMainThreadMayNot() {
+        #expect(!URLSessionTransport(session: Self.mainQueueSession).completionMayTakeTime)
+        #expect(!URLSessionTransport(session: Self.mainUnderlyingQueueSession).completionMayTakeTime)
+    }
+
+    @Test func aSessionOfTheTransportsOwnMayNot() {
+        // On Linux its completions run on the work queue that every session shares.
+        #expect(!URLSessionTransport(configuration: .ephemeral).completionMayTakeTime)
+    }
+}
