@@ -63,7 +63,7 @@ extension WebServiceProxy {
             callbackQueue.async { handler.value(.failure(error)) }
             return nil
         }
-        guard prepared.streamedBody == nil, let callbackTransport = transport as? any CallbackTransport else {
+        guard prepared.streamedBody == nil, let callbackTransport else {
             return start(
                 { prepared },
                 perform: { try await self.send($0, map: mapping.value) },

@@ -64,6 +64,8 @@ public final class WebServiceProxy: Sendable {
     public let transport: any Transport
 
     private let settings: Locked<Settings>
+    /// The transport, if it can report the end of a request without a Swift task.
+    let callbackTransport: (any CallbackTransport)?
     /// How many of this proxy's callback requests are waiting for a response; see
     /// `start(_:map:resultHandler:)`.
     let callbacksInFlight = Locked(0)
@@ -105,6 +107,7 @@ public final class WebServiceProxy: Sendable {
         self.baseURL = baseURL
         self.paths = PathResolver(baseURL: baseURL)
         self.transport = transport
+        self.callbackTransport = transport as? any CallbackTransport
         self.settings = Locked(Settings())
     }
 
@@ -112,6 +115,7 @@ public final class WebServiceProxy: Sendable {
         self.baseURL = paths.baseURL
         self.paths = paths
         self.transport = transport
+        self.callbackTransport = transport as? any CallbackTransport
         self.settings = Locked(settings)
     }
 
