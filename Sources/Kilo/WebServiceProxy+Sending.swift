@@ -38,14 +38,17 @@ extension WebServiceProxy {
     /// Starts a callback-style request: builds it now, sends it, maps the response in the
     /// background, and calls `resultHandler` exactly once on the callback queue.
     ///
-    /// A ``CallbackTransport`` (``URLSessionTransport``) gets the request without a Swift task.
-    /// Where its completion may take its time (a caller's session's delegate queue), the response
-    /// is mapped there, as code that decodes in a completion handler does, and the result hops to
-    /// the callback queue. Otherwise the completion leaves the transport's thread at once: the
-    /// response is then mapped on the callback queue, just before the handler runs, or on a global
-    /// queue first when the callback queue is the main queue. Any other transport, and a request with a streamed
-    /// multipart body (which must first be written to a file), runs in a task, which maps the
-    /// response before it hops to the callback queue.
+    /// A ``CallbackTransport`` (``URLSessionTransport``) gets the request without a Swift task,
+    /// and its completion leaves the transport's thread at once: the response is then mapped on
+    /// the callback queue, just before the handler runs, or on a global queue first when the
+    /// callback queue is the main queue. But where the completion may take its time (your
+    /// session's delegate queue) and other requests of the proxy are still in flight, the
+    /// response is mapped there, as code that decodes in a completion handler does, before the
+    /// hop: mapping and the result handlers (which often start the next request) then share two
+    /// threads. A lone request hops first, which lets the session finish its task while the
+    /// callback queue maps. Any other transport, and a request with a streamed multipart body
+    /// (which must first be written to a file), runs in a task, which maps the response before it
+    /// hops to the callback queue.
     ///
     /// - Returns: The task, or `nil` when the request could not be built; the handler then
     ///   receives the error, and nothing is sent.
@@ -80,22 +83,28 @@ extension WebServiceProxy {
         }
         let transportTask = callbackTransport.start(prepared.request) { result in
             guard requestTask.claimCompletion() else { return }
-            // Cancellation that comes before the value is mapped wins, as in `send`.
-            let outcome: @Sendable () -> Result<T, any Error> = {
-                guard !requestTask.isCancelled else { return .failure(URLError(.cancelled)) }
-                return result.flatMap { response in Result { try mapping.value(response) } }
+            guard mayMapOnCompletion, inFlight.withLock({ count in count -= 1; return count > 0 }) else {
+                Self.deliver(to: handler, on: queue) { Self.map(result, with: mapping, for: requestTask) }
+                return
             }
-            if mayMapOnCompletion, inFlight.withLock({ count in count -= 1; return count > 0 }) {
-                let mapped = Handoff(value: outcome())
-                queue.async {
-                    handler.value(requestTask.isCancelled ? .failure(URLError(.cancelled)) : mapped.value)
-                }
-            } else {
-                Self.deliver(to: handler, on: queue, outcome: outcome)
+            let mapped = Handoff(value: Self.map(result, with: mapping, for: requestTask))
+            queue.async {
+                handler.value(requestTask.isCancelled ? .failure(URLError(.cancelled)) : mapped.value)
             }
         }
         requestTask.attach(transportTask)
         return requestTask
+    }
+
+    /// Maps a transport's outcome, unless the request was cancelled first: cancellation that
+    /// comes before the value is mapped wins, as in `send`.
+    private static func map<T>(
+        _ result: Result<TransportResponse, any Error>,
+        with mapping: Handoff<(TransportResponse) throws -> T>,
+        for requestTask: RequestTask
+    ) -> Result<T, any Error> {
+        guard !requestTask.isCancelled else { return .failure(URLError(.cancelled)) }
+        return result.flatMap { response in Result { try mapping.value(response) } }
     }
 
     /// Maps an outcome off the calling thread (a transport's, which it may need) and gives it to
