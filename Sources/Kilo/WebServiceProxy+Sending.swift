@@ -83,7 +83,14 @@ extension WebServiceProxy {
         }
         let transportTask = callbackTransport.start(prepared.request) { result in
             guard requestTask.claimCompletion() else { return }
-            guard mayMapOnCompletion, inFlight.withLock({ count in count -= 1; return count > 0 }) else {
+            var othersInFlight = false
+            if mayMapOnCompletion {
+                othersInFlight = inFlight.withLock { count in
+                    count -= 1
+                    return count > 0
+                }
+            }
+            guard othersInFlight else {
                 Self.deliver(to: handler, on: queue) { Self.map(result, with: mapping, for: requestTask) }
                 return
             }
