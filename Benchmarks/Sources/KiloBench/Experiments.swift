@@ -32,31 +32,7 @@ enum Experiments {
             }
         }
 
-        // As the continuation row below, but with a URLRequest built for each request, as a program
-        // (and Kilo) builds one: about 15,000 instructions more per request than reusing one
-        // request there (perf stat, 2026-11-22), where the callback baseline, which also builds
-        // one per request, costs the same as that row.
-        let perRequest: RequestRow = .tasks("experiment: continuation around dataTask, URLRequest built per request") {
-            var request = URLRequest(url: url)
-            request.setValue("application/json", forHTTPHeaderField: "Accept")
-            let (data, response) = try await RequestBenchmarks.data(for: request, on: session)
-            blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
-        }
-        let rawResultQueue = DispatchQueue(label: "kilo-bench.experiment-raw-results", qos: .default)
         return [
-            // What Kilo's callbacks do, by hand: the result reaches the caller on a queue of its
-            // choosing, which costs raw code a hop from the delegate queue as well.
-            .callbacks("experiment: raw dataTask + JSONDecoder, result on a private serial queue") { completion in
-                var request = URLRequest(url: url)
-                request.setValue("application/json", forHTTPHeaderField: "Accept")
-                let task = session.dataTask(with: request) { data, response, error in
-                    let result = Result {
-                        blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: error, decoder: decoder).id)
-                    }
-                    rawResultQueue.async { completion(result) }
-                }
-                task.resume()
-            },
             // The cost of the task delegate that URLSessionTransport(session:) sets on Linux.
             .callbacks("experiment: raw dataTask with a no-op task delegate") { completion in
                 let task = session.dataTask(with: plainRequest) { data, response, error in
@@ -71,7 +47,6 @@ enum Experiments {
             // on the delegate queue, then resumes the task), and over sessions that deliver
             // completions inline, with and without a session delegate.
             continuationRow("experiment: continuation around dataTask(with:completionHandler:)", session),
-            perRequest,
             continuationRow("experiment: continuation around dataTask, inline delegate queue session", inlineSession),
             continuationRow(
                 "experiment: continuation around dataTask, inline delegate queue session with a delegate",

@@ -69,6 +69,16 @@ enum KiloBench {
             let ratio = result.medianRatio
             print(String(format: "  %@ %@, %d in flight: %.2f× the raw URLSession baseline (target ≥ 0.95×)",
                 ratio >= 0.95 ? "MET   " : "MISSED", result.name, result.lanes, ratio))
+            if let rawName = SameWork.rawRow[result.name],
+                let raw = requests.first(where: { $0.name == rawName && $0.lanes == result.lanes })
+            {
+                // Both ratios are over the same baseline trial of each round, so their quotient is
+                // this row's req/s over the raw row's in that round.
+                let sameWork = Statistics.median(zip(result.ratios, raw.ratios).map { $0 / $1 })
+                let cpu = Statistics.median(zip(result.cpuRatios, raw.cpuRatios).map { $0 / $1 })
+                print(String(format: "         … and %.2f× raw code doing the same work (%@), CPU/req %.2f× (%@)",
+                    sameWork, rawName, cpu, sameWork >= 0.95 ? "≥ 0.95×" : "below 0.95×"))
+            }
         }
         printNIOVerdict(get)
         if let roundTrip = requests.first(where: { $0.name.contains("(baseline)") && $0.lanes == 1 })?.latency(0.5) {

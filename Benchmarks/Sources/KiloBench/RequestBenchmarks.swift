@@ -52,6 +52,25 @@ enum RequestBenchmarks {
         return try decoder.decode(T.self, from: data)
     }
 
+    /// Sends `GET url` with a completion handler that decodes on the session's delegate queue
+    /// and hands the result to `queue`, as Kilo's callbacks deliver theirs.
+    private static func rawDataTask(
+        url: URL,
+        on session: URLSession,
+        decoder: JSONDecoder,
+        delivering completion: @escaping @Sendable (Result<Void, any Error>) -> Void,
+        on queue: DispatchQueue
+    ) {
+        var request = URLRequest(url: url)
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        session.dataTask(with: request) { data, response, error in
+            let result = Result {
+                blackHole(try decode(Item.self, data: data, response: response, error: error, decoder: decoder).id)
+            }
+            queue.async { completion(result) }
+        }.resume()
+    }
+
     // MARK: b. GET /json
 
     static func get(_ options: Options, session: URLSession) async throws -> [RowResult] {
@@ -77,6 +96,8 @@ enum RequestBenchmarks {
         owningProxy.callbackQueue = DispatchQueue(label: "kilo-bench.own-session-callbacks", qos: .default)
         let concurrentProxy = WebServiceProxy(session: session, baseURL: baseURL)
         concurrentProxy.callbackQueue = DispatchQueue(label: "kilo-bench.callbacks.concurrent", qos: .default, attributes: .concurrent)
+        let rawSerialQueue = DispatchQueue(label: "kilo-bench.raw-results", qos: .default)
+        let rawConcurrentQueue = DispatchQueue(label: "kilo-bench.raw-results.concurrent", qos: .default, attributes: .concurrent)
 
         // One client for async-http-client used directly and for Kilo over AsyncHTTPClientTransport,
         // so both use the same connections: the transport's recommended configuration (which only
@@ -103,6 +124,21 @@ enum RequestBenchmarks {
                 request.setValue("application/json", forHTTPHeaderField: "Accept")
                 let (data, response) = try await session.data(for: request)
                 blackHole(try decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
+            },
+            // Raw code doing what Kilo's async and callback rows do: the async code one writes
+            // by hand on Linux (a URLRequest built per request), and completion handlers that
+            // hand the decoded result to a queue of the caller's, as Kilo's callbacks do.
+            .tasks(SameWork.getAsync) {
+                var request = URLRequest(url: url)
+                request.setValue("application/json", forHTTPHeaderField: "Accept")
+                let (data, response) = try await data(for: request, on: session)
+                blackHole(try decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
+            },
+            .callbacks(SameWork.getSerialCallback) { completion in
+                rawDataTask(url: url, on: session, decoder: decoder, delivering: completion, on: rawSerialQueue)
+            },
+            .callbacks(SameWork.getConcurrentCallback) { completion in
+                rawDataTask(url: url, on: session, decoder: decoder, delivering: completion, on: rawConcurrentQueue)
             },
             .tasks("KiloTransport URLSessionTransport.send + JSONDecoder (no facade)") {
                 let response = try await transport.send(
@@ -198,33 +234,42 @@ enum RequestBenchmarks {
         formCallbackProxy.callbackQueue = DispatchQueue(label: "kilo-bench.form-callbacks", qos: .default)
         let formOwningProxy = WebServiceProxy(configuration: makeConfiguration(), baseURL: baseURL)
         formOwningProxy.callbackQueue = DispatchQueue(label: "kilo-bench.form-own-session-callbacks", qos: .default)
+        let rawFormQueue = DispatchQueue(label: "kilo-bench.raw-form-results", qos: .default)
+        /// What a raw form POST sends: the typical arguments, encoded by FormEncoder.
+        @Sendable func formRequest() throws -> URLRequest {
+            var request = URLRequest(url: url)
+            request.httpMethod = "POST"
+            request.setValue(FormEncoder.contentType, forHTTPHeaderField: "Content-Type")
+            request.setValue("application/json", forHTTPHeaderField: "Accept")
+            request.httpBody = try FormEncoder().encode(Fixtures.typedArguments())
+            return request
+        }
+        @Sendable func checkForm(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) throws {
+            try check(decode(Received.self, data: data, response: response, error: error, decoder: decoder), expected: formLength)
+        }
         let formRows: [RequestRow] = [
             .callbacks("URLSession dataTask, FormEncoder body (baseline)") { completion in
-                var request = URLRequest(url: url)
-                request.httpMethod = "POST"
-                request.setValue(FormEncoder.contentType, forHTTPHeaderField: "Content-Type")
-                request.setValue("application/json", forHTTPHeaderField: "Accept")
                 do {
-                    request.httpBody = try FormEncoder().encode(Fixtures.typedArguments())
+                    session.dataTask(with: try formRequest()) { data, response, error in
+                        completion(Result { try checkForm(data, response, error) })
+                    }.resume()
                 } catch {
-                    return completion(.failure(error))
+                    completion(.failure(error))
                 }
-                session.dataTask(with: request) { data, response, error in
-                    completion(Result {
-                        let received = try decode(Received.self, data: data, response: response, error: error, decoder: decoder)
-                        try check(received, expected: formLength)
-                    })
-                }.resume()
             },
-            .tasks("raw async: continuation around dataTask, FormEncoder body") {
-                var request = URLRequest(url: url)
-                request.httpMethod = "POST"
-                request.setValue(FormEncoder.contentType, forHTTPHeaderField: "Content-Type")
-                request.setValue("application/json", forHTTPHeaderField: "Accept")
-                request.httpBody = try FormEncoder().encode(Fixtures.typedArguments())
-                let (data, response) = try await data(for: request, on: session)
-                let received = try decode(Received.self, data: data, response: response, error: nil, decoder: decoder)
-                try check(received, expected: formLength)
+            .tasks(SameWork.formAsync) {
+                let (data, response) = try await data(for: try formRequest(), on: session)
+                try checkForm(data, response, nil)
+            },
+            .callbacks(SameWork.formCallback) { completion in
+                do {
+                    session.dataTask(with: try formRequest()) { data, response, error in
+                        let result = Result { try checkForm(data, response, error) }
+                        rawFormQueue.async { completion(result) }
+                    }.resume()
+                } catch {
+                    completion(.failure(error))
+                }
             },
             .tasks("Kilo async invoke, form") {
                 let received: Received = try await formProxy.invoke(.post, path: "discard", arguments: Fixtures.arguments())
@@ -271,24 +316,45 @@ enum RequestBenchmarks {
         let multipartOwningProxy = WebServiceProxy(configuration: makeConfiguration(), baseURL: baseURL)
         multipartOwningProxy.encoding = .multipartFormData
         multipartOwningProxy.callbackQueue = DispatchQueue(label: "kilo-bench.multipart-own-session-callbacks", qos: .default)
+        let rawMultipartQueue = DispatchQueue(label: "kilo-bench.raw-multipart-results", qos: .default)
+        /// What a raw multipart POST sends: a text field and the file, encoded by MultipartEncoder.
+        @Sendable func multipartRequest() throws -> URLRequest {
+            let encoder = MultipartEncoder()
+            var request = URLRequest(url: url)
+            request.httpMethod = "POST"
+            request.setValue(encoder.contentType, forHTTPHeaderField: "Content-Type")
+            request.setValue("application/json", forHTTPHeaderField: "Accept")
+            request.httpBody = try encoder.encode(["title": "benchmark upload", "file": .file(fileURL)])
+            return request
+        }
+        @Sendable func checkMultipart(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) throws {
+            try check(
+                decode(Received.self, data: data, response: response, error: error, decoder: decoder),
+                expected: multipartLength)
+        }
         let multipartRows: [RequestRow] = [
             .callbacks("URLSession dataTask, MultipartEncoder body (baseline)") { completion in
-                let encoder = MultipartEncoder()
-                var request = URLRequest(url: url)
-                request.httpMethod = "POST"
-                request.setValue(encoder.contentType, forHTTPHeaderField: "Content-Type")
-                request.setValue("application/json", forHTTPHeaderField: "Accept")
                 do {
-                    request.httpBody = try encoder.encode(["title": "benchmark upload", "file": .file(fileURL)])
+                    session.dataTask(with: try multipartRequest()) { data, response, error in
+                        completion(Result { try checkMultipart(data, response, error) })
+                    }.resume()
                 } catch {
-                    return completion(.failure(error))
+                    completion(.failure(error))
                 }
-                session.dataTask(with: request) { data, response, error in
-                    completion(Result {
-                        let received = try decode(Received.self, data: data, response: response, error: error, decoder: decoder)
-                        try check(received, expected: multipartLength)
-                    })
-                }.resume()
+            },
+            .tasks(SameWork.multipartAsync) {
+                let (data, response) = try await data(for: try multipartRequest(), on: session)
+                try checkMultipart(data, response, nil)
+            },
+            .callbacks(SameWork.multipartCallback) { completion in
+                do {
+                    session.dataTask(with: try multipartRequest()) { data, response, error in
+                        let result = Result { try checkMultipart(data, response, error) }
+                        rawMultipartQueue.async { completion(result) }
+                    }.resume()
+                } catch {
+                    completion(.failure(error))
+                }
             },
             .tasks("Kilo async invoke, multipart") {
                 let received: Received = try await multipartProxy.invoke(
