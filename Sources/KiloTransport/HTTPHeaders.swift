@@ -134,7 +134,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// - Throws: ``RequestError/invalidHeaderName(_:)`` or ``RequestError/invalidHeaderValue(_:)``.
     public func validate() throws {
         for field in fields {
-            guard !field.name.isEmpty, field.name.utf8.allSatisfy({ Self.tokenBytes[Int($0)] }) else {
+            guard Self.isToken(field.name) else {
                 throw RequestError.invalidHeaderName(field.name)
             }
             guard Self.canBeSent(field.value) else {
@@ -145,19 +145,42 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Whether a value can be sent as it is: it holds no carriage return, line feed or NUL.
     static func canBeSent(_ value: String) -> Bool {
-        !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
-    }
-
-    /// Whether each byte may appear in a header name: RFC 9110's `tchar`.
-    private static let tokenBytes: [Bool] = (0...255).map { byte in
-        switch UInt8(byte) {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            "!#$%&'*+-.^_`|~".utf8.contains(UInt8(byte))
+        var value = value
+        return value.withUTF8 { bytes in
+            !bytes.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
         }
     }
+
+    /// Whether a name is an RFC 9110 `token`: one or more `tchar`s.
+    static func isToken(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { bytes in
+            let (low, high) = tokenMasks
+            return !bytes.isEmpty
+                && bytes.allSatisfy { byte in
+                    switch byte {
+                    case 0..<64: low & (1 << UInt64(byte)) != 0
+                    case 64..<128: high & (1 << UInt64(byte - 64)) != 0
+                    default: false
+                    }
+                }
+        }
+    }
+
+    /// RFC 9110's `tchar`s, as bits: bit `b` of the first mask for byte `b` below 64, of the
+    /// second for byte `64 + b`.
+    private static let tokenMasks: (UInt64, UInt64) = {
+        var masks: (UInt64, UInt64) = (0, 0)
+        let tchars = "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+        for byte in tchars.utf8 {
+            if byte < 64 {
+                masks.0 |= 1 << UInt64(byte)
+            } else {
+                masks.1 |= 1 << UInt64(byte - 64)
+            }
+        }
+        return masks
+    }()
 
     private static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
         if lhs.utf8.elementsEqual(rhs.utf8) { return true }  // the usual case, and a quick comparison

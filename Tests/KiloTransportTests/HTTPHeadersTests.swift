@@ -1,3 +1,4 @@
+import Foundation
 import KiloTransport
 import Testing
 
@@ -118,5 +119,35 @@ import Testing
         #expect(throws: RequestError.invalidHeaderValue("X-Token")) {
             try headers.validate()
         }
+    }
+
+    /// Every byte, alone and inside a longer name, against RFC 9110's `tchar` list written out.
+    @Test func aNameMayHoldExactlyTheTokenCharacters() {
+        let tchars = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+        for byte in UInt8(0)...UInt8(127) {
+            let character = String(UnicodeScalar(byte))
+            for name in [character, "X-" + character + "-Name"] {
+                var headers: HTTPHeaders = [:]
+                headers[name] = "value"
+                if tchars.contains(byte) {
+                    #expect(throws: Never.self, "byte \(byte)") { try headers.validate() }
+                } else {
+                    #expect(throws: RequestError.invalidHeaderName(name), "byte \(byte)") { try headers.validate() }
+                }
+            }
+        }
+    }
+
+    @Test func namesAndValuesFromFoundationStringsAreCheckedAlike() {
+        // On Darwin these strings stay backed by NSString, not stored as UTF-8: the checks must
+        // see the same bytes.
+        let name = NSString(string: "X-Bridged").description
+        let badValue = NSString(string: "a\r\nX-Injected: 1").description
+        let good: HTTPHeaders = [name: NSString(string: "caf\u{E9}").description]
+        #expect(throws: Never.self) { try good.validate() }
+        let bad: HTTPHeaders = [name: badValue]
+        #expect(throws: RequestError.invalidHeaderValue(name)) { try bad.validate() }
+        let badName: HTTPHeaders = [NSString(string: "X Bridged").description: "v"]
+        #expect(throws: RequestError.invalidHeaderName("X Bridged")) { try badName.validate() }
     }
 }
