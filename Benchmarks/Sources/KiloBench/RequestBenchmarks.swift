@@ -247,30 +247,10 @@ enum RequestBenchmarks {
         @Sendable func checkForm(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) throws {
             try check(decode(Received.self, data: data, response: response, error: error, decoder: decoder), expected: formLength)
         }
-        let formRows: [RequestRow] = [
-            .callbacks("URLSession dataTask, FormEncoder body (baseline)") { completion in
-                do {
-                    session.dataTask(with: try formRequest()) { data, response, error in
-                        completion(Result { try checkForm(data, response, error) })
-                    }.resume()
-                } catch {
-                    completion(.failure(error))
-                }
-            },
-            .tasks(SameWork.formAsync) {
-                let (data, response) = try await data(for: try formRequest(), on: session)
-                try checkForm(data, response, nil)
-            },
-            .callbacks(SameWork.formCallback) { completion in
-                do {
-                    session.dataTask(with: try formRequest()) { data, response, error in
-                        let result = Result { try checkForm(data, response, error) }
-                        rawFormQueue.async { completion(result) }
-                    }.resume()
-                } catch {
-                    completion(.failure(error))
-                }
-            },
+        let formRows: [RequestRow] = (rawPOSTRows(
+            names: ("URLSession dataTask, FormEncoder body (baseline)", SameWork.formAsync, SameWork.formCallback),
+            session: session, resultQueue: rawFormQueue, request: formRequest, check: checkForm
+        ) + [
             .tasks("Kilo async invoke, form") {
                 let received: Received = try await formProxy.invoke(.post, path: "discard", arguments: Fixtures.arguments())
                 try check(received, expected: formLength)
@@ -293,7 +273,7 @@ enum RequestBenchmarks {
                     completion(Result { try check(result.get(), expected: formLength) })
                 }
             },
-        ].filter { options.includes($0.name) }
+        ]).filter { options.includes($0.name) }
         let formModes = [(1, options.sequentialRequests), (16, lanes16)].filter { options.inFlight.contains($0.0) }
         let formResults = await compare(formRows, modes: formModes, rounds: options.rounds)
         if formModes.isEmpty {
@@ -332,30 +312,10 @@ enum RequestBenchmarks {
                 decode(Received.self, data: data, response: response, error: error, decoder: decoder),
                 expected: multipartLength)
         }
-        let multipartRows: [RequestRow] = [
-            .callbacks("URLSession dataTask, MultipartEncoder body (baseline)") { completion in
-                do {
-                    session.dataTask(with: try multipartRequest()) { data, response, error in
-                        completion(Result { try checkMultipart(data, response, error) })
-                    }.resume()
-                } catch {
-                    completion(.failure(error))
-                }
-            },
-            .tasks(SameWork.multipartAsync) {
-                let (data, response) = try await data(for: try multipartRequest(), on: session)
-                try checkMultipart(data, response, nil)
-            },
-            .callbacks(SameWork.multipartCallback) { completion in
-                do {
-                    session.dataTask(with: try multipartRequest()) { data, response, error in
-                        let result = Result { try checkMultipart(data, response, error) }
-                        rawMultipartQueue.async { completion(result) }
-                    }.resume()
-                } catch {
-                    completion(.failure(error))
-                }
-            },
+        let multipartRows: [RequestRow] = (rawPOSTRows(
+            names: ("URLSession dataTask, MultipartEncoder body (baseline)", SameWork.multipartAsync, SameWork.multipartCallback),
+            session: session, resultQueue: rawMultipartQueue, request: multipartRequest, check: checkMultipart
+        ) + [
             .tasks("Kilo async invoke, multipart") {
                 let received: Received = try await multipartProxy.invoke(
                     .post, path: "discard", arguments: ["title": "benchmark upload", "file": fileURL])
@@ -381,11 +341,43 @@ enum RequestBenchmarks {
                     completion(Result { try check(result.get(), expected: multipartLength) })
                 }
             },
-        ].filter { options.includes($0.name) }
+        ]).filter { options.includes($0.name) }
         let multipartResults = await compare(
             multipartRows, modes: [(1, options.multipartRequests)], rounds: options.rounds)
         printRequestTable(multipartResults)
         return formResults + multipartResults
+    }
+
+    /// A POST's raw rows: the baseline, a completion handler that checks the response and starts
+    /// the next request on the session's delegate queue; raw async code; and a completion handler
+    /// that hands its result to `resultQueue`, as Kilo's callbacks deliver theirs.
+    private static func rawPOSTRows(
+        names: (baseline: String, async: String, callback: String),
+        session: URLSession,
+        resultQueue: DispatchQueue,
+        request: @escaping @Sendable () throws -> URLRequest,
+        check: @escaping @Sendable (Data?, URLResponse?, (any Error)?) throws -> Void
+    ) -> [RequestRow] {
+        /// Sends the request, and gives `deliver` the checked outcome on the delegate queue.
+        @Sendable func send(_ deliver: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+            do {
+                session.dataTask(with: try request()) { data, response, error in
+                    deliver(Result { try check(data, response, error) })
+                }.resume()
+            } catch {
+                deliver(.failure(error))
+            }
+        }
+        return [
+            .callbacks(names.baseline) { completion in send(completion) },
+            .tasks(names.async) {
+                let (data, response) = try await data(for: try request(), on: session)
+                try check(data, response, nil)
+            },
+            .callbacks(names.callback) { completion in
+                send { result in resultQueue.async { completion(result) } }
+            },
+        ]
     }
 
     private static func check(_ received: Received, expected: Int) throws {
