@@ -90,11 +90,14 @@ extension WebServiceProxy {
                     return count > 0
                 }
             }
-            guard othersInFlight else {
-                Self.deliver(to: handler, on: queue) { Self.map(result, with: mapping, for: requestTask) }
+            // The main thread never decodes, whatever queue its thread is serving.
+            guard othersInFlight, !Thread.isMainThread else {
+                Self.deliver(to: handler, on: queue, for: requestTask) {
+                    Self.mapOutcome(result, with: mapping, for: requestTask)
+                }
                 return
             }
-            let mapped = Handoff(value: Self.map(result, with: mapping, for: requestTask))
+            let mapped = Handoff(value: Self.mapOutcome(result, with: mapping, for: requestTask))
             queue.async {
                 handler.value(requestTask.isCancelled ? .failure(URLError(.cancelled)) : mapped.value)
             }
@@ -104,8 +107,9 @@ extension WebServiceProxy {
     }
 
     /// Maps a transport's outcome, unless the request was cancelled first: cancellation that
-    /// comes before the value is mapped wins, as in `send`.
-    private static func map<T>(
+    /// comes before the value is mapped wins, as in `send`. Where the value is mapped before the
+    /// hop to the callback queue, cancellation before the handler runs wins as well.
+    private static func mapOutcome<T>(
         _ result: Result<TransportResponse, any Error>,
         with mapping: Handoff<(TransportResponse) throws -> T>,
         for requestTask: RequestTask
@@ -120,13 +124,16 @@ extension WebServiceProxy {
     private static func deliver<T>(
         to handler: Handoff<ResultHandler<T>>,
         on queue: DispatchQueue,
+        for requestTask: RequestTask,
         outcome: @escaping @Sendable () -> Result<T, any Error>
     ) {
         // On Linux, `DispatchQueue.main` is a new object each time: compare labels.
         if queue.label == DispatchQueue.main.label {
             DispatchQueue.global().async {
                 let mapped = Handoff(value: outcome())
-                queue.async { handler.value(mapped.value) }
+                queue.async {
+                    handler.value(requestTask.isCancelled ? .failure(URLError(.cancelled)) : mapped.value)
+                }
             }
         } else {
             queue.async { handler.value(outcome()) }

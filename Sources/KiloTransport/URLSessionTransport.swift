@@ -38,23 +38,27 @@ public struct URLSessionTransport: CallbackTransport {
     public let session: URLSession
 
     private let owner: SessionOwner?
-    /// Whether completions run on your session's delegate queue, off the main thread; see
-    /// ``CallbackTransport/completionMayTakeTime``.
+    /// Whether completions run on a delegate queue of your session's that may take its time: off
+    /// the main thread, and not `URLSession.shared`'s; see ``CallbackTransport/completionMayTakeTime``.
     package let completionMayTakeTime: Bool
     /// The capitalized names of this transport's request headers.
     private let headerNames = HeaderNameCase()
 
     /// Creates a transport that sends requests with your session, as it is.
     ///
-    /// Kilo's callback methods decode a response on the session's delegate queue, where its
-    /// completion handlers run, unless that queue runs on the main thread.
+    /// While other callback requests of a proxy are in flight, Kilo's callback methods decode a
+    /// response on the session's delegate queue, where its completion handlers run, one response
+    /// at a time (a session's default delegate queue is serial), as code that decodes in a
+    /// completion handler does; so a response handler must not wait there for another request of
+    /// the session. They do not for `URLSession.shared`, whose queue the whole process shares, nor
+    /// when the queue runs on the main thread.
     ///
     /// - Parameter session: The session that sends requests. Keep one session for many requests:
     ///   it reuses connections.
     public init(session: URLSession = .shared) {
         self.session = session
         self.owner = nil
-        self.completionMayTakeTime = !Self.deliversOnMainThread(session)
+        self.completionMayTakeTime = session !== URLSession.shared && !Self.deliversOnMainThread(session)
     }
 
     /// Creates a transport with a session of its own, which reports progress as bytes move.

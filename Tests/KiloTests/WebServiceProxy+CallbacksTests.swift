@@ -181,10 +181,22 @@ import Testing
         let proxy = makeProxy(transport, queue: queue)
         let gate = DispatchSemaphore(value: 0)
         queue.async { gate.wait() }
+        let mappedOnTransport = Counter()
         let cancelled: Result<[Int], any Error> = await result { handler in
-            let task = proxy.invoke(.get, path: "x", resultHandler: handler)
+            let task = proxy.invoke(
+                .get,
+                path: "x",
+                responseHandler: { content, _ in
+                    if QueueTransport.isAnswering {
+                        mappedOnTransport.increment()
+                    }
+                    return try JSONDecoder().decode([Int].self, from: content)
+                },
+                resultHandler: handler
+            )
             if mappedOnTransportQueue {
-                _ = proxy.invoke(.get, path: "y") { (_: Result<[Int], any Error>) in }  // still in flight when x is answered
+                // Still in flight when x is answered.
+                _ = proxy.invoke(.get, path: "y") { (_: Result<[Int], any Error>) in }
             }
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) {
                 task?.cancel()
@@ -194,16 +206,23 @@ import Testing
         }
         let error = #expect(throws: URLError.self) { try cancelled.get() }
         #expect(error?.code == .cancelled)
+        // Mapped on the transport's queue, then cancelled while it waited for the callback queue;
+        // or cancelled before it was mapped at all.
+        #expect(mappedOnTransport.value == (mappedOnTransportQueue ? 1 : 0))
     }
 
     /// Where the transport's completion may take its time, a response that arrives while
     /// others of the proxy are in flight is mapped there; a lone one on the callback queue.
     @Test func responsesAreMappedOnTheTransportsQueueWhileOthersAreInFlight() async throws {
-        let transport = QueueTransport(body: "[1]", delay: .milliseconds(50), completionMayTakeTime: true)
+        // A long delay, so that both requests are surely in flight when the first is answered.
+        let transport = QueueTransport(body: "[1]", delay: .milliseconds(300), completionMayTakeTime: true)
         let queue = DispatchQueue(label: "kilo.tests.callbacks")
+        let callbackQueueKey = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: callbackQueueKey, value: true)
         let proxy = makeProxy(transport, queue: queue)
         let mappedOnTransportQueue = Counter()
-        let mappedElsewhere = Counter()
+        let mappedOnCallbackQueue = Counter()
+        let deliveredElsewhere = Counter()
         let start: @Sendable (@escaping WebServiceProxy.ResultHandler<String>) -> RequestTask? = { handler in
             proxy.invoke(
                 .get,
@@ -211,14 +230,15 @@ import Testing
                 responseHandler: { content, _ in
                     if QueueTransport.isAnswering {
                         mappedOnTransportQueue.increment()
-                    } else {
-                        dispatchPrecondition(condition: .onQueue(queue))
-                        mappedElsewhere.increment()
+                    } else if DispatchQueue.getSpecific(key: callbackQueueKey) == true {
+                        mappedOnCallbackQueue.increment()
                     }
                     return String(decoding: content, as: UTF8.self)
                 },
                 resultHandler: { result in
-                    dispatchPrecondition(condition: .onQueue(queue))
+                    if DispatchQueue.getSpecific(key: callbackQueueKey) != true {
+                        deliveredElsewhere.increment()
+                    }
                     handler(result)
                 }
             )
@@ -229,12 +249,13 @@ import Testing
         #expect(try await second.get() == "[1]")
         // The transport's serial queue answers one, with the other still in flight, then the other.
         #expect(mappedOnTransportQueue.value == 1)
-        #expect(mappedElsewhere.value == 1)
+        #expect(mappedOnCallbackQueue.value == 1)
 
         let lone: Result<String, any Error> = await result(start)
         #expect(try lone.get() == "[1]")
         #expect(mappedOnTransportQueue.value == 1)
-        #expect(mappedElsewhere.value == 2)
+        #expect(mappedOnCallbackQueue.value == 2)
+        #expect(deliveredElsewhere.value == 0)
     }
 
     @Test(arguments: [false, true])
