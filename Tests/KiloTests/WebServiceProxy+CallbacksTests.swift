@@ -213,49 +213,79 @@ import Testing
 
     /// Where the transport's completion may take its time, a response that arrives while
     /// others of the proxy are in flight is mapped there; a lone one on the callback queue.
-    @Test func responsesAreMappedOnTheTransportsQueueWhileOthersAreInFlight() async throws {
-        // A long delay, so that both requests are surely in flight when the first is answered.
-        let transport = QueueTransport(body: "[1]", delay: .milliseconds(300), completionMayTakeTime: true)
-        let queue = DispatchQueue(label: "kilo.tests.callbacks")
-        let callbackQueueKey = DispatchSpecificKey<Bool>()
-        queue.setSpecific(key: callbackQueueKey, value: true)
-        let proxy = makeProxy(transport, queue: queue)
+    /// Starts requests whose response handlers count where they ran: on the transport's queue,
+    /// or on `queue`, the proxy's callback queue.
+    private struct MappingProbe: Sendable {
         let mappedOnTransportQueue = Counter()
         let mappedOnCallbackQueue = Counter()
         let deliveredElsewhere = Counter()
-        let start: @Sendable (@escaping WebServiceProxy.ResultHandler<String>) -> RequestTask? = { handler in
-            proxy.invoke(
-                .get,
-                path: "x",
-                responseHandler: { content, _ in
-                    if QueueTransport.isAnswering {
-                        mappedOnTransportQueue.increment()
-                    } else if DispatchQueue.getSpecific(key: callbackQueueKey) == true {
-                        mappedOnCallbackQueue.increment()
-                    }
-                    return String(decoding: content, as: UTF8.self)
-                },
-                resultHandler: { result in
-                    if DispatchQueue.getSpecific(key: callbackQueueKey) != true {
-                        deliveredElsewhere.increment()
-                    }
-                    handler(result)
-                }
-            )
-        }
-        async let first: Result<String, any Error> = result(start)
-        async let second: Result<String, any Error> = result(start)
-        #expect(try await first.get() == "[1]")
-        #expect(try await second.get() == "[1]")
-        // The transport's serial queue answers one, with the other still in flight, then the other.
-        #expect(mappedOnTransportQueue.value == 1)
-        #expect(mappedOnCallbackQueue.value == 1)
+        let start: @Sendable (@escaping WebServiceProxy.ResultHandler<String>) -> RequestTask?
 
-        let lone: Result<String, any Error> = await result(start)
+        init(_ transport: QueueTransport) {
+            let queue = DispatchQueue(label: "kilo.tests.callbacks")
+            let callbackQueueKey = DispatchSpecificKey<Bool>()
+            queue.setSpecific(key: callbackQueueKey, value: true)
+            let proxy = makeProxy(transport, queue: queue)
+            let (onTransport, onCallbackQueue, elsewhere) =
+                (mappedOnTransportQueue, mappedOnCallbackQueue, deliveredElsewhere)
+            start = { handler in
+                proxy.invoke(
+                    .get,
+                    path: "x",
+                    responseHandler: { content, _ in
+                        if QueueTransport.isAnswering {
+                            onTransport.increment()
+                        } else if DispatchQueue.getSpecific(key: callbackQueueKey) == true {
+                            onCallbackQueue.increment()
+                        }
+                        return String(decoding: content, as: UTF8.self)
+                    },
+                    resultHandler: { result in
+                        if DispatchQueue.getSpecific(key: callbackQueueKey) != true {
+                            elsewhere.increment()
+                        }
+                        handler(result)
+                    }
+                )
+            }
+        }
+
+        /// Sends two requests at once, and waits for both.
+        func sendTwoAtOnce() async throws {
+            async let first: Result<String, any Error> = result(start)
+            async let second: Result<String, any Error> = result(start)
+            #expect(try await first.get() == "[1]")
+            #expect(try await second.get() == "[1]")
+        }
+    }
+
+    @Test func responsesAreMappedOnTheTransportsQueueWhileOthersAreInFlight() async throws {
+        // A long delay, so that both requests are surely in flight when the first is answered.
+        let probe = MappingProbe(
+            QueueTransport(body: "[1]", delay: .milliseconds(300), completionMayTakeTime: true))
+        try await probe.sendTwoAtOnce()
+        // The transport's serial queue answers one, with the other still in flight, then the other.
+        #expect(probe.mappedOnTransportQueue.value == 1)
+        #expect(probe.mappedOnCallbackQueue.value == 1)
+
+        let lone: Result<String, any Error> = await result(probe.start)
         #expect(try lone.get() == "[1]")
-        #expect(mappedOnTransportQueue.value == 1)
-        #expect(mappedOnCallbackQueue.value == 2)
-        #expect(deliveredElsewhere.value == 0)
+        #expect(probe.mappedOnTransportQueue.value == 1)
+        #expect(probe.mappedOnCallbackQueue.value == 2)
+        #expect(probe.deliveredElsewhere.value == 0)
+    }
+
+    @Test func aTransportThatReportsTwiceLeavesTheCountOfRequestsInFlightRight() async throws {
+        let probe = MappingProbe(
+            QueueTransport(
+                body: "[1]", delay: .milliseconds(300), reportsTwice: true, completionMayTakeTime: true))
+        let lone: Result<String, any Error> = await result(probe.start)
+        #expect(try lone.get() == "[1]")
+        // Counted down once, not twice: of two requests at once, the first answered still maps on
+        // the transport's queue.
+        try await probe.sendTwoAtOnce()
+        #expect(probe.mappedOnTransportQueue.value == 1)
+        #expect(probe.mappedOnCallbackQueue.value == 2)
     }
 
     @Test(arguments: [false, true])

@@ -59,7 +59,7 @@ final class QueueTransport: CallbackTransport, @unchecked Sendable {
         lock.withLock { started += 1 }
         if reportsTwice {
             let response = self.response
-            queue.async {
+            queue.asyncAfter(deadline: .now() + (delay == .never ? .seconds(0) : delay)) {
                 completion(.success(response))
                 completion(.success(response))
             }
