@@ -3,8 +3,8 @@ import KiloTransport
 /// A request started by one of ``WebServiceProxy``'s callback methods.
 ///
 /// Keep it to cancel the request; discard it otherwise. Cancelling stops the transfer, and the
-/// result handler is then called exactly once, with `URLError(.cancelled)`, unless the request
-/// had already finished.
+/// result handler is then called exactly once, with `URLError(.cancelled)`, unless it had been
+/// called already.
 public final class RequestTask: Sendable {
     private struct State: Sendable {
         var isCancelled = false
@@ -16,14 +16,15 @@ public final class RequestTask: Sendable {
 
     private let state: Locked<State>
 
-    /// A task whose work starts later; see ``attach(_:)``.
+    /// A task whose work starts later; see the `attach` methods.
     init() {
         state = Locked(State())
     }
 
-    /// A task whose work is a Swift task.
-    init(_ task: Task<Void, Never>) {
-        state = Locked(State(stop: { task.cancel() }))
+    /// Attaches the Swift task that does the work; if the task was cancelled already, cancels it
+    /// at once.
+    func attach(_ task: Task<Void, Never>) {
+        attach(TransportTask { task.cancel() })
     }
 
     /// Attaches the transport's request; if the task was cancelled already, cancels it at once.

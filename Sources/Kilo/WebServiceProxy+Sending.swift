@@ -78,20 +78,15 @@ extension WebServiceProxy {
         let requestTask = RequestTask()
         let mayMapOnCompletion = callbackTransport.completionMayTakeTime
         let inFlight = callbacksInFlight
-        if mayMapOnCompletion {
-            inFlight.withLock { $0 += 1 }
-        }
+        inFlight.withLock { $0 += 1 }
         let transportTask = callbackTransport.start(prepared.request) { result in
             guard requestTask.claimCompletion() else { return }
-            var othersInFlight = false
-            if mayMapOnCompletion {
-                othersInFlight = inFlight.withLock { count in
-                    count -= 1
-                    return count > 0
-                }
+            let othersInFlight = inFlight.withLock { count in
+                count -= 1
+                return count > 0
             }
             // The main thread never decodes, whatever queue its thread is serving.
-            guard othersInFlight, !Thread.isMainThread else {
+            guard mayMapOnCompletion, othersInFlight, !Thread.isMainThread else {
                 Self.deliver(to: handler, on: queue, for: requestTask) {
                     Self.mapOutcome(result, with: mapping, for: requestTask)
                 }
@@ -141,6 +136,12 @@ extension WebServiceProxy {
     }
 
     /// Starts a callback-style request that `perform` carries out in a task.
+    ///
+    /// A lone request (no other callback request of the proxy in flight) started off the main
+    /// thread runs its task at once on the calling thread, until it first waits
+    /// (`Task.immediate`, where the platform has it): that saves a hand-off to the cooperative
+    /// pool, which one request in flight feels as latency. With others in flight, the task starts
+    /// on the pool, so that the calling thread (often a serial callback queue) is free for them.
     func start<T>(
         _ makeRequest: () throws -> PreparedRequest,
         perform: @escaping (PreparedRequest) async throws -> T,
@@ -156,17 +157,33 @@ extension WebServiceProxy {
             queue.async { handler.value(.failure(error)) }
             return nil
         }
-        let task = Task {
+        let requestTask = RequestTask()
+        let inFlight = callbacksInFlight
+        let isLone = inFlight.withLock { count in
+            count += 1
+            return count == 1
+        }
+        let body: @Sendable () async -> Void = {
             let result: Result<T, any Error>
             do {
                 result = .success(try await operation.value(prepared))
             } catch {
                 result = .failure(error)
             }
+            inFlight.withLock { $0 -= 1 }
             let outcome = Handoff(value: result)
-            queue.async { handler.value(outcome.value) }
+            // Cancellation before the handler runs wins, as on the other path: the task may have
+            // finished before `invoke` returned its handle.
+            queue.async {
+                handler.value(requestTask.isCancelled ? .failure(URLError(.cancelled)) : outcome.value)
+            }
         }
-        return RequestTask(task)
+        if isLone, !Thread.isMainThread, #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+            requestTask.attach(Task.immediate(operation: body))
+        } else {
+            requestTask.attach(Task(operation: body))
+        }
+        return requestTask
     }
 
     /// The caller's content and its type, or `nil` when there is none.

@@ -66,8 +66,8 @@ public final class WebServiceProxy: Sendable {
     private let settings: Locked<Settings>
     /// The transport, if it can report the end of a request without a Swift task.
     let callbackTransport: (any CallbackTransport)?
-    /// How many of this proxy's callback requests are waiting for a response; see
-    /// `start(_:map:resultHandler:)`.
+    /// How many of this proxy's callback requests are waiting for a response; see the two
+    /// `start` methods.
     let callbacksInFlight = Locked(0)
 
     /// Creates a proxy that sends requests with a URL session.

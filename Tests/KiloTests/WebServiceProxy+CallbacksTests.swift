@@ -143,6 +143,37 @@ import Testing
 
     // A transport that implements start(_:completion:) itself: the path without a task.
 
+    /// A transport that answers without ever suspending.
+    private struct InstantTransport: Transport {
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
+            TransportResponse(statusCode: 200, headers: ["Content-Type": "application/json"], body: Data("[1]".utf8))
+        }
+    }
+
+    @Test func aLoneRequestOverATransportThatNeverWaitsCanStillBeCancelledUntilItsHandlerRuns() async throws {
+        // Off the main thread, a lone request's task runs at once on the calling thread: here it
+        // finishes before `invoke` returns. The result waits for the callback queue, and the
+        // cancellation that comes first wins.
+        let queue = DispatchQueue(label: "kilo.tests.busy-callbacks")
+        let proxy = makeProxy(InstantTransport(), queue: queue)
+        let gate = DispatchSemaphore(value: 0)
+        queue.async { gate.wait() }
+        let cancelled: Result<[Int], any Error> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let task = proxy.invoke(.get, path: "x") { (result: Result<[Int], any Error>) in
+                    continuation.resume(returning: Handoff(result: result))
+                }
+                task?.cancel()
+                gate.signal()
+            }
+        }.result
+        let error = #expect(throws: URLError.self) { try cancelled.get() }
+        #expect(error?.code == .cancelled)
+
+        let answered: Result<[Int], any Error> = await result { proxy.invoke(.get, path: "x", resultHandler: $0) }
+        #expect(try answered.get() == [1])
+    }
+
     @Test func aTransportsOwnStartCarriesCallbackRequests() async throws {
         let transport = QueueTransport(body: "[1,2]")
         let proxy = makeProxy(transport)
