@@ -97,8 +97,9 @@ enum Experiments {
                     callbackQueue.async { completion(result.map { blackHole($0.id) }) }
                 }
             },
-            // Suggested for WebServiceProxy.start: Task.immediate (Swift 6.2) runs the request on
-            // the calling thread until it first suspends, which saves one hand-off to the pool.
+            // Task.immediate (Swift 6.2) runs the request on the calling thread until it first
+            // suspends, which saves one hand-off to the pool; WebServiceProxy.start now does so
+            // for a lone callback request (Docs/Performance.md, change 12).
             .callbacks("experiment: async invoke over AsyncHTTPClientTransport in Task.immediate, then callbackQueue") { completion in
                 Task.immediate {
                     let result = await Result { () async throws -> Item in try await proxy.invoke(.get, path: "json") }
