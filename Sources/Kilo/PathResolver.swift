@@ -18,11 +18,9 @@ struct PathResolver: Sendable {
     let baseURL: URL
     /// The base URL's text, when plain paths may simply be appended to it.
     private let prefix: String?
-    /// Plain paths resolved recently, and their URLs.
-    private let recent = Locked<[String: URL]>([:])
+    /// Plain paths resolved recently, and their URLs: up to 64.
+    private let recent = RecentValues<String, URL>(limit: 64)
 
-    /// How many plain paths ``recent`` holds before it starts again.
-    private static let recentLimit = 64
     /// The longest path, in UTF-8 bytes, that ``recent`` holds.
     private static let recentPathLimit = 256
 
@@ -48,16 +46,12 @@ struct PathResolver: Sendable {
     ///   with a host.
     func resolve(_ path: String) throws -> URL {
         if let prefix {
-            if let url = recent.withLock({ $0[path] }) {
+            if let url = recent[path] {
                 return url
             }
             if Self.isPlain(path), let url = URL(string: prefix + path) {
-                guard path.utf8.count <= Self.recentPathLimit else { return url }
-                recent.withLock { recent in
-                    if recent.count >= Self.recentLimit {
-                        recent.removeAll(keepingCapacity: true)
-                    }
-                    recent[path] = url
+                if path.utf8.count <= Self.recentPathLimit {
+                    recent.remember(url, for: path)
                 }
                 return url
             }

@@ -8,30 +8,20 @@ import Foundation
 /// field, 4% of a form POST on loopback. ``URLRequest/init(_:)`` checks the values itself and sets
 /// all the fields at once, with the names in this case; ``URLSessionTransport`` keeps one of these
 /// so that each name is capitalized once.
-///
-/// `@unchecked Sendable`: `names` is only touched while `lock` is held.
-final class HeaderNameCase: @unchecked Sendable {
-    /// How many names one remembers before it starts again.
-    private static let limit = 256
-
-    private let lock = NSLock()
-    private var names: [String: String] = [:]
+final class HeaderNameCase: Sendable {
+    /// The names capitalized so far; a transport sends few, so 256 is plenty.
+    private let names = RecentValues<String, String>(limit: 256)
 
     /// The capitalized form of `name`.
     ///
     /// - Parameter name: A header name.
     /// - Returns: `name.capitalized`.
     func capitalized(_ name: String) -> String {
-        if let known = lock.withLock({ names[name] }) {
+        if let known = names[name] {
             return known
         }
         let capitalized = name.capitalized
-        lock.withLock {
-            if names.count >= Self.limit {
-                names.removeAll(keepingCapacity: true)
-            }
-            names[name] = capitalized
-        }
+        names.remember(capitalized, for: name)
         return capitalized
     }
 }
