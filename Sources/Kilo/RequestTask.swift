@@ -1,3 +1,4 @@
+import Foundation
 import KiloTransport
 
 /// A request started by one of ``WebServiceProxy``'s callback methods.
@@ -45,6 +46,12 @@ public final class RequestTask: Sendable {
             defer { state.isCompleted = true }
             return !state.isCompleted
         }
+    }
+
+    /// `outcome`, or `URLError(.cancelled)` without evaluating it if the request was cancelled:
+    /// cancellation that comes before the result is mapped, or before it is delivered, wins.
+    func unlessCancelled<T>(_ outcome: @autoclosure () -> Result<T, any Error>) -> Result<T, any Error> {
+        isCancelled ? .failure(URLError(.cancelled)) : outcome()
     }
 
     /// Cancels the request.

@@ -78,13 +78,10 @@ extension WebServiceProxy {
         let requestTask = RequestTask()
         let mayMapOnCompletion = callbackTransport.completionMayTakeTime
         let inFlight = callbacksInFlight
-        inFlight.withLock { $0 += 1 }
+        inFlight.begin()
         let transportTask = callbackTransport.start(prepared.request) { result in
             guard requestTask.claimCompletion() else { return }
-            let othersInFlight = inFlight.withLock { count in
-                count -= 1
-                return count > 0
-            }
+            let othersInFlight = inFlight.end()
             // The main thread never decodes, whatever queue its thread is serving.
             guard mayMapOnCompletion, othersInFlight, !Thread.isMainThread else {
                 Self.deliver(to: handler, on: queue, for: requestTask) {
@@ -93,9 +90,7 @@ extension WebServiceProxy {
                 return
             }
             let mapped = Handoff(value: Self.mapOutcome(result, with: mapping, for: requestTask))
-            queue.async {
-                handler.value(requestTask.isCancelled ? .failure(URLError(.cancelled)) : mapped.value)
-            }
+            queue.async { handler.value(requestTask.unlessCancelled(mapped.value)) }
         }
         requestTask.attach(transportTask)
         return requestTask
@@ -109,8 +104,7 @@ extension WebServiceProxy {
         with mapping: Handoff<(TransportResponse) throws -> T>,
         for requestTask: RequestTask
     ) -> Result<T, any Error> {
-        guard !requestTask.isCancelled else { return .failure(URLError(.cancelled)) }
-        return result.flatMap { response in Result { try mapping.value(response) } }
+        requestTask.unlessCancelled(result.flatMap { response in Result { try mapping.value(response) } })
     }
 
     /// Maps an outcome off the calling thread (a transport's, which it may need) and gives it to
@@ -126,9 +120,7 @@ extension WebServiceProxy {
         if queue.label == DispatchQueue.main.label {
             DispatchQueue.global().async {
                 let mapped = Handoff(value: outcome())
-                queue.async {
-                    handler.value(requestTask.isCancelled ? .failure(URLError(.cancelled)) : mapped.value)
-                }
+                queue.async { handler.value(requestTask.unlessCancelled(mapped.value)) }
             }
         } else {
             queue.async { handler.value(outcome()) }
@@ -159,10 +151,7 @@ extension WebServiceProxy {
         }
         let requestTask = RequestTask()
         let inFlight = callbacksInFlight
-        let isLone = inFlight.withLock { count in
-            count += 1
-            return count == 1
-        }
+        let isLone = inFlight.begin()
         let body: @Sendable () async -> Void = {
             let result: Result<T, any Error>
             do {
@@ -170,13 +159,11 @@ extension WebServiceProxy {
             } catch {
                 result = .failure(error)
             }
-            inFlight.withLock { $0 -= 1 }
+            inFlight.end()
             let outcome = Handoff(value: result)
             // Cancellation before the handler runs wins, as on the other path: the task may have
             // finished before `invoke` returned its handle.
-            queue.async {
-                handler.value(requestTask.isCancelled ? .failure(URLError(.cancelled)) : outcome.value)
-            }
+            queue.async { handler.value(requestTask.unlessCancelled(outcome.value)) }
         }
         if isLone, !Thread.isMainThread, #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
             requestTask.attach(Task.immediate(operation: body))

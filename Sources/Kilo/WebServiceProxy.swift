@@ -68,7 +68,7 @@ public final class WebServiceProxy: Sendable {
     let callbackTransport: (any CallbackTransport)?
     /// How many of this proxy's callback requests are waiting for a response; see the two
     /// `start` methods.
-    let callbacksInFlight = Locked(0)
+    let callbacksInFlight = InFlightCount()
 
     /// Creates a proxy that sends requests with a URL session.
     ///
