@@ -1,3 +1,5 @@
+import KiloTransport
+
 /// How many of a proxy's callback requests are waiting for their response: it decides where a
 /// response is mapped and how a request's task starts (see `WebServiceProxy.start`).
 final class InFlightCount: Sendable {

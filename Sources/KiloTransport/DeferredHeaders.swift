@@ -13,7 +13,7 @@ final class DeferredHeaders: @unchecked Sendable {
         case made(HTTPHeaders)
     }
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var state: State
 
     /// Creates headers that `makeHeaders` makes when they are first read.

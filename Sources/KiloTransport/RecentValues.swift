@@ -7,7 +7,7 @@ import Foundation
 /// `@unchecked Sendable`: `values` is only touched while `lock` is held.
 package final class RecentValues<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
     private let limit: Int
-    private let lock = NSLock()
+    private let lock = Lock()
     private var values: [Key: Value] = [:]
 
     /// Creates an empty store.

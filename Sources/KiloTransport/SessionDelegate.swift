@@ -23,7 +23,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         var attempt: Int
     }
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var registrations: [Int: Registration] = [:]
     /// Where events run when the session delivers them on its work queue; `nil` when the
     /// session already delivers them on a queue of their own.

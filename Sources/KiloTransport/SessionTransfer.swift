@@ -27,7 +27,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     /// any response (libcurl itself tries 5 times).
     static let maximumResends = 3
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var task: URLSessionTask?
     private var isCancelled = false
     private var isFinished = false

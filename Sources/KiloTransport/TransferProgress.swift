@@ -65,7 +65,7 @@ public struct TransferProgress: Sendable, Hashable {
 /// backwards and calls the handler with the combined state.
 public final class ProgressObserver: Sendable, Hashable {
     private let handler: TransferProgress.Handler
-    private let state = ProgressState()
+    private let state = Locked(TransferProgress())
 
     /// Creates an observer.
     ///
@@ -134,19 +134,5 @@ public final class ProgressObserver: Sendable, Hashable {
     /// - Parameter hasher: The hasher.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(self))
-    }
-}
-
-/// The progress of one request.
-///
-/// `@unchecked Sendable`: `progress` is private and only touched while `lock` is held.
-private final class ProgressState: @unchecked Sendable {
-    private let lock = NSLock()
-    private var progress = TransferProgress()
-
-    func withLock<Result>(_ body: (inout TransferProgress) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&progress)
     }
 }

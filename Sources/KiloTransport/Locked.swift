@@ -1,0 +1,46 @@
+import Foundation
+
+#if os(Linux) || os(Android) || os(FreeBSD) || os(Windows)
+    import Synchronization
+#endif
+
+/// A value that many threads may read and write, one at a time.
+///
+/// On Linux the value sits inside a `Mutex`, in the one object; see ``Lock`` for why Kilo
+/// avoids `NSLock` there. On Apple platforms an `NSLock` guards it.
+///
+/// `@unchecked Sendable`: on Apple platforms `value` is private and only touched while `lock`
+/// is held; on Linux the `Mutex` owns it.
+package final class Locked<Value: Sendable>: @unchecked Sendable {
+    #if os(Linux) || os(Android) || os(FreeBSD) || os(Windows)
+        private let mutex: Mutex<Value>
+    #else
+        private let lock = NSLock()
+        private var value: Value
+    #endif
+
+    /// Creates a value guarded by its own lock.
+    ///
+    /// - Parameter value: The initial value.
+    package init(_ value: Value) {
+        #if os(Linux) || os(Android) || os(FreeBSD) || os(Windows)
+            mutex = Mutex(value)
+        #else
+            self.value = value
+        #endif
+    }
+
+    /// Runs `body` with exclusive access to the value.
+    ///
+    /// - Parameter body: Reads or changes the value; it must not use this `Locked` again.
+    /// - Returns: What `body` returns.
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        #if os(Linux) || os(Android) || os(FreeBSD) || os(Windows)
+            try mutex.withLock { value in try body(&value) }
+        #else
+            lock.lock()
+            defer { lock.unlock() }
+            return try body(&value)
+        #endif
+    }
+}
