@@ -12,7 +12,7 @@ public final class RequestTask: Sendable {
         /// Whether the transport has reported the end of the request.
         var isCompleted = false
         /// Stops the work; `nil` until it has started.
-        var stop: (@Sendable () -> Void)?
+        var work: TransportTask?
     }
 
     private let state: Locked<State>
@@ -31,7 +31,7 @@ public final class RequestTask: Sendable {
     /// Attaches the transport's request; if the task was cancelled already, cancels it at once.
     func attach(_ transportTask: TransportTask) {
         let cancelNow = state.withLock { state in
-            state.stop = { transportTask.cancel() }
+            state.work = transportTask
             return state.isCancelled
         }
         if cancelNow {
@@ -56,12 +56,12 @@ public final class RequestTask: Sendable {
 
     /// Cancels the request.
     public func cancel() {
-        let stop = state.withLock { state -> (@Sendable () -> Void)? in
+        let work = state.withLock { state -> TransportTask? in
             guard !state.isCancelled else { return nil }
             state.isCancelled = true
-            return state.stop
+            return state.work
         }
-        stop?()
+        work?.cancel()
     }
 
     /// Whether ``cancel()`` has been called.

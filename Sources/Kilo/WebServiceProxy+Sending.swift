@@ -73,7 +73,7 @@ extension WebServiceProxy {
                 resultHandler: resultHandler
             )
         }
-        let queue = callbackQueue
+        let callbacks = currentCallbacks
         let handler = Handoff(value: resultHandler)
         let requestTask = RequestTask()
         let mayMapOnCompletion = callbackTransport.completionMayTakeTime
@@ -84,13 +84,13 @@ extension WebServiceProxy {
             let othersInFlight = inFlight.end()
             // The main thread never decodes, whatever queue its thread is serving.
             guard mayMapOnCompletion, othersInFlight, !Thread.isMainThread else {
-                Self.deliver(to: handler, on: queue, for: requestTask) {
+                Self.deliver(to: handler, on: callbacks, for: requestTask) {
                     Self.mapOutcome(result, with: mapping, for: requestTask)
                 }
                 return
             }
             let mapped = Handoff(value: Self.mapOutcome(result, with: mapping, for: requestTask))
-            queue.async { handler.value(requestTask.unlessCancelled(mapped.value)) }
+            callbacks.queue.async { handler.value(requestTask.unlessCancelled(mapped.value)) }
         }
         requestTask.attach(transportTask)
         return requestTask
@@ -112,12 +112,12 @@ extension WebServiceProxy {
     /// outcome is mapped on a global queue first, so that the main thread never decodes.
     private static func deliver<T>(
         to handler: Handoff<ResultHandler<T>>,
-        on queue: DispatchQueue,
+        on callbacks: CallbackQueue,
         for requestTask: RequestTask,
         outcome: @escaping @Sendable () -> Result<T, any Error>
     ) {
-        // On Linux, `DispatchQueue.main` is a new object each time: compare labels.
-        if queue.label == DispatchQueue.main.label {
+        let queue = callbacks.queue
+        if callbacks.isMain {
             DispatchQueue.global().async {
                 let mapped = Handoff(value: outcome())
                 queue.async { handler.value(requestTask.unlessCancelled(mapped.value)) }

@@ -155,8 +155,11 @@ public final class WebServiceProxy: Sendable {
     /// never drains the main queue: set another queue there. The `async` methods never use
     /// this queue.
     public var callbackQueue: DispatchQueue {
-        get { settings.withLock { $0.callbackQueue } }
-        set { settings.withLock { $0.callbackQueue = newValue } }
+        get { settings.withLock { $0.callbacks.queue } }
+        set {
+            let callbacks = CallbackQueue(newValue)
+            settings.withLock { $0.callbacks = callbacks }
+        }
     }
 
     /// How long a request may wait for data before it fails with `URLError.timedOut`; `nil`, the
@@ -171,6 +174,11 @@ public final class WebServiceProxy: Sendable {
     var currentSettings: Settings {
         settings.withLock { $0 }
     }
+
+    /// The callback queue, as a request reads it when it starts.
+    var currentCallbacks: CallbackQueue {
+        settings.withLock { $0.callbacks }
+    }
 }
 
 extension WebServiceProxy {
@@ -178,7 +186,7 @@ extension WebServiceProxy {
     struct Settings: Sendable {
         var encoding = Encoding.applicationXWWWFormURLEncoded
         var headers: [String: String] = [:]
-        var callbackQueue = DispatchQueue.main
+        var callbacks = CallbackQueue(DispatchQueue.main)
         var timeoutInterval: TimeInterval?
     }
 }
