@@ -32,7 +32,59 @@ enum Experiments {
             }
         }
 
+        let hopFirstQueue = DispatchQueue(label: "kilo-bench.experiment-hop-first", qos: .default)
+        // The rows keep the transport, and so its session, alive.
+        let owningTransport = URLSessionTransport(configuration: RequestBenchmarks.makeConfiguration())
+
+        /// Raw async code on the session of `owningTransport`, after `work` µs of busy waiting.
+        func ownSessionRow(_ name: String, work: UInt64) -> RequestRow {
+            .tasks(name) {
+                spin(microseconds: work)
+                let (data, response) = try await RequestBenchmarks.data(for: plainRequest, on: owningTransport.session)
+                blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
+            }
+        }
+
         return [
+            // Where a lone callback request decodes: raw code that hands the undecoded response
+            // to a serial queue and decodes there (as Kilo does for a lone request), against the
+            // same-work row that decodes on the delegate queue, then hops.
+            .callbacks("experiment: raw dataTask, hop to a serial queue, then decode there") { completion in
+                session.dataTask(with: plainRequest) { data, response, error in
+                    let delivery = UncheckedBox(value: (data, response, error))
+                    hopFirstQueue.async {
+                        let (data, response, error) = delivery.value
+                        completion(Result {
+                            blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: error, decoder: decoder).id)
+                        })
+                    }
+                }.resume()
+            },
+            // Kilo's transport work without its state (SessionTransfer, locks, cancellation): the
+            // conversions to and from URLSession's types, around the same continuation.
+            .tasks("experiment: continuation, URLRequest(TransportRequest), TransportResponse") {
+                let transportRequest = TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"])
+                try transportRequest.headers.validate()
+                let (data, response) = try await RequestBenchmarks.data(for: URLRequest(transportRequest), on: session)
+                guard let response = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+                let transportResponse = TransportResponse(response, body: data)
+                guard transportResponse.isSuccess else { throw URLError(.badServerResponse) }
+                blackHole(try decoder.decode(Item.self, from: transportResponse.body).id)
+            },
+            // Kilo's transport on a session of its own, against raw code on that same session
+            // (a continuation around dataTask), and against that raw code with a busy wait of 2,
+            // 5 or 10 µs before each request: what a microsecond of work costs at one request in
+            // flight.
+            .tasks("experiment: URLSessionTransport(configuration:).send + JSONDecoder (no facade)") {
+                let response = try await owningTransport.send(
+                    TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
+                guard response.isSuccess else { throw URLError(.badServerResponse) }
+                blackHole(try decoder.decode(Item.self, from: response.body).id)
+            },
+            ownSessionRow("experiment: continuation around dataTask on URLSessionTransport(configuration:).session", work: 0),
+            ownSessionRow("experiment: the same, with 2 µs of work per request", work: 2),
+            ownSessionRow("experiment: the same, with 5 µs of work per request", work: 5),
+            ownSessionRow("experiment: the same, with 10 µs of work per request", work: 10),
             // The cost of the task delegate that URLSessionTransport(session:) sets on Linux.
             .callbacks("experiment: raw dataTask with a no-op task delegate") { completion in
                 let task = session.dataTask(with: plainRequest) { data, response, error in
@@ -130,4 +182,19 @@ final class InlineOperationQueue: OperationQueue, @unchecked Sendable {
     override func addOperation(_ block: @escaping @Sendable () -> Void) {
         block()
     }
+}
+
+/// Carries a completion handler's arguments to the queue that decodes them.
+///
+/// `@unchecked Sendable`: each box is made in one completion handler and read once, on the
+/// queue it was handed to.
+struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+}
+
+/// Keeps the calling thread busy for about `microseconds`.
+private func spin(microseconds: UInt64) {
+    guard microseconds > 0 else { return }
+    let end = DispatchTime.now().uptimeNanoseconds + microseconds * 1_000
+    while DispatchTime.now().uptimeNanoseconds < end {}
 }
