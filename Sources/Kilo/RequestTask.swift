@@ -11,7 +11,8 @@ public final class RequestTask: Sendable {
         var isCancelled = false
         /// Whether the transport has reported the end of the request.
         var isCompleted = false
-        /// Stops the work; `nil` until it has started.
+        /// The transport's request, or the Swift task that does the work, to cancel; `nil` until
+        /// it has started.
         var work: TransportTask?
     }
 

@@ -10,7 +10,9 @@ import Foundation
 /// allocation, where an `NSLock` there costs an object, a separately allocated `pthread_mutex_t`
 /// and its initialization, and Kilo makes several locks for every request. On Apple platforms,
 /// whose deployment targets predate `Mutex`, it is an `NSLock`.
-package final class Lock: Sendable {
+///
+/// `@unchecked Sendable`: it holds nothing but the lock itself.
+package final class Lock: @unchecked Sendable {
     #if os(Linux) || os(Android) || os(FreeBSD) || os(Windows)
         private let mutex = Mutex<Void>(())
     #else

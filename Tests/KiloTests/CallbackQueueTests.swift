@@ -1,0 +1,23 @@
+import Foundation
+import Testing
+
+@testable import Kilo
+
+@Suite struct CallbackQueueTests {
+    @Test func theMainQueueIsToldApart() {
+        #expect(CallbackQueue(DispatchQueue.main).isMain)
+        #expect(!CallbackQueue(DispatchQueue(label: "org.kilo.tests.callbacks")).isMain)
+        #expect(!CallbackQueue(DispatchQueue.global()).isMain)
+    }
+
+    @Test func aProxyKnowsWhetherItsCallbackQueueIsTheMainQueue() {
+        let proxy = WebServiceProxy(baseURL: baseURL, transport: FakeTransport())
+        #expect(proxy.currentCallbacks.isMain)
+        let queue = DispatchQueue(label: "org.kilo.tests.callbacks")
+        proxy.callbackQueue = queue
+        #expect(proxy.callbackQueue === queue)
+        #expect(!proxy.currentCallbacks.isMain)
+        proxy.callbackQueue = .main
+        #expect(proxy.currentCallbacks.isMain)
+    }
+}
