@@ -6,34 +6,57 @@
 #     bash Benchmarks/run.sh --quick      # a smoke run of a few seconds
 #     bash Benchmarks/run.sh --help       # kilo-bench's options
 #     bash Benchmarks/run.sh --large      # 1 GiB upload and download: kilo-bench-large (--large --help)
-#     bash Benchmarks/run.sh --pin …      # the server on the last CPU, the benchmark on the others
+#     bash Benchmarks/run.sh --pin …      # the server on one CPU, the benchmark on the others
 #                                         # (taskset): steadier figures at one request in flight
 #
-# --large and --pin come first, in that order, before kilo-bench's own options.
+# --large and --pin, in either order, come before kilo-bench's own options.
 # The first build compiles SwiftNIO and async-http-client: several minutes on two cores.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-# --large (first) runs kilo-bench-large, the 1 GiB upload and download benchmark, instead.
-benchmark=kilo-bench
-if [ "${1:-}" = "--large" ]; then
-    benchmark=kilo-bench-large
-    shift
-fi
-
+# --large runs kilo-bench-large, the 1 GiB upload and download benchmark, instead.
 # --pin keeps the server and the benchmark on CPUs of their own, so that the scheduler cannot
-# move them onto each other's: one CPU (the last) for the server, the rest for the benchmark.
+# move them onto each other's: the last CPU this script may use for the server, the rest for the
+# benchmark.
+benchmark=kilo-bench
+pin=false
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --large) benchmark=kilo-bench-large ;;
+        --pin) pin=true ;;
+        *) break ;;
+    esac
+    shift
+done
+
+# The CPUs this script may run on (from a list such as "0-3,6"), one per line.
+allowed_cpus() {
+    local list range
+    list=$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status)
+    for range in ${list//,/ }; do
+        if [[ "$range" == *-* ]]; then
+            seq "${range%-*}" "${range#*-}"
+        else
+            echo "$range"
+        fi
+    done
+}
+
 server_cpus=()
 client_cpus=()
-if [ "${1:-}" = "--pin" ]; then
-    shift
-    cpus=$(nproc)
-    if ! command -v taskset >/dev/null || [ "$cpus" -lt 2 ]; then
-        echo "error: --pin needs taskset (util-linux) and at least 2 CPUs" >&2
+if [ "$pin" = true ]; then
+    cpus=()
+    if [ -r /proc/self/status ]; then
+        mapfile -t cpus < <(allowed_cpus)
+    fi
+    if ! command -v taskset >/dev/null || [ "${#cpus[@]}" -lt 2 ]; then
+        echo "error: --pin needs taskset (util-linux) and at least 2 CPUs this process may use" >&2
         exit 1
     fi
-    server_cpus=(taskset -c "$((cpus - 1))")
-    client_cpus=(taskset -c "0-$((cpus - 2))")
+    last=$((${#cpus[@]} - 1))
+    others=$(IFS=,; echo "${cpus[*]:0:$last}")
+    server_cpus=(taskset -c "${cpus[$last]}")
+    client_cpus=(taskset -c "$others")
 fi
 
 swift build -c release --product kilo-bench-server

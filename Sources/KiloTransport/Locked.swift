@@ -1,6 +1,6 @@
 import Foundation
 
-#if os(Linux) || os(Android) || os(FreeBSD) || os(Windows)
+#if canImport(Synchronization) && !canImport(Darwin)
     import Synchronization
 #endif
 
@@ -12,7 +12,7 @@ import Foundation
 /// `@unchecked Sendable`: on Apple platforms `value` is private and only touched while `lock`
 /// is held; on Linux the `Mutex` owns it.
 package final class Locked<Value: Sendable>: @unchecked Sendable {
-    #if os(Linux) || os(Android) || os(FreeBSD) || os(Windows)
+    #if canImport(Synchronization) && !canImport(Darwin)
         private let mutex: Mutex<Value>
     #else
         private let lock = NSLock()
@@ -23,7 +23,7 @@ package final class Locked<Value: Sendable>: @unchecked Sendable {
     ///
     /// - Parameter value: The initial value.
     package init(_ value: Value) {
-        #if os(Linux) || os(Android) || os(FreeBSD) || os(Windows)
+        #if canImport(Synchronization) && !canImport(Darwin)
             mutex = Mutex(value)
         #else
             self.value = value
@@ -35,7 +35,7 @@ package final class Locked<Value: Sendable>: @unchecked Sendable {
     /// - Parameter body: Reads or changes the value; it must not use this `Locked` again.
     /// - Returns: What `body` returns.
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        #if os(Linux) || os(Android) || os(FreeBSD) || os(Windows)
+        #if canImport(Synchronization) && !canImport(Darwin)
             try mutex.withLock { value in try body(&value) }
         #else
             lock.lock()

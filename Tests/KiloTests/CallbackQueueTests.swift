@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+// The one facade test that needs `@testable`: `CallbackQueue` is internal, and what it works out
+// (whether the queue is the main queue) shows nowhere in the public API.
 @testable import Kilo
 
 @Suite struct CallbackQueueTests {

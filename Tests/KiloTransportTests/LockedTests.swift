@@ -1,7 +1,6 @@
 import Foundation
+import KiloTransport
 import Testing
-
-@testable import KiloTransport
 
 @Suite struct LockedTests {
     /// Threads that change the guarded state at once, and how many changes each makes: enough
@@ -42,15 +41,21 @@ import Testing
         #expect(pair.lock.withLock { !pair.sawThemApart && pair.first == total && pair.second == total })
     }
 
-    @Test func withLockPassesOnWhatItsBodyThrows() {
+    @Test func aThrowingBodyKeepsItsChangesAndReleasesTheLock() {
         struct Failure: Error {}
-        let value = Locked("unchanged")
+        let value = Locked("before")
         #expect(throws: Failure.self) {
-            try value.withLock { _ in throw Failure() }
+            try value.withLock {
+                $0 = "changed"
+                throw Failure()
+            }
         }
+        // Taken again at once: a lock left held would hang here.
+        #expect(value.withLock { $0 } == "changed")
+        let lock = Lock()
         #expect(throws: Failure.self) {
-            try Lock().withLock { throw Failure() }
+            try lock.withLock { throw Failure() }
         }
-        #expect(value.withLock { $0 } == "unchanged")
+        #expect(lock.withLock { true })
     }
 }
