@@ -1,10 +1,8 @@
 import Foundation
+import KiloTransport
 
-/// A proxy's callback queue, and whether it is the main queue, worked out once when it is set.
-///
-/// On Linux, `DispatchQueue.main` is a new object each time, so telling the main queue apart
-/// takes comparing labels, which makes two strings and a queue object: not something every
-/// request should pay for.
+/// A proxy's callback queue, and whether it is the main queue, worked out once when it is set
+/// (see `DispatchQueue.isMainQueue`): not something every request should pay for.
 struct CallbackQueue: Sendable {
     /// The queue that result handlers run on.
     let queue: DispatchQueue
@@ -16,6 +14,6 @@ struct CallbackQueue: Sendable {
     /// - Parameter queue: The queue that result handlers run on.
     init(_ queue: DispatchQueue) {
         self.queue = queue
-        isMain = queue.label == DispatchQueue.main.label
+        isMain = queue.isMainQueue
     }
 }

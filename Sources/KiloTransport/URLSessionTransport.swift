@@ -83,8 +83,7 @@ public struct URLSessionTransport: CallbackTransport {
     /// Whether `session` runs its completion handlers on the main thread.
     private static func deliversOnMainThread(_ session: URLSession) -> Bool {
         let queue = session.delegateQueue
-        // On Linux, `DispatchQueue.main` is a new object each time: compare labels.
-        return queue === OperationQueue.main || queue.underlyingQueue?.label == DispatchQueue.main.label
+        return queue === OperationQueue.main || queue.underlyingQueue?.isMainQueue == true
     }
 
     /// Sends a request with the session.
