@@ -4,21 +4,24 @@ import Foundation
 /// the header names it sends: at most `limit` of them, all forgotten at once when it is full, so
 /// that a program that keeps using new keys costs a bounded amount of memory.
 ///
+/// Its methods are inlinable, so that other modules' calls are specialized for their keys and
+/// values: unspecialized, a lookup hashes and compares its key through the generic witness tables.
+///
 /// `@unchecked Sendable`: `values` is only touched while `lock` is held.
 package final class RecentValues<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
-    private let limit: Int
-    private let lock = Lock()
-    private var values: [Key: Value] = [:]
+    @usableFromInline let limit: Int
+    @usableFromInline let lock = Lock()
+    @usableFromInline var values: [Key: Value] = [:]
 
     /// Creates an empty store.
     ///
     /// - Parameter limit: How many values it holds before it forgets them all.
-    package init(limit: Int) {
+    @inlinable package init(limit: Int) {
         self.limit = limit
     }
 
     /// The value remembered for `key`, if any.
-    package subscript(key: Key) -> Value? {
+    @inlinable package subscript(key: Key) -> Value? {
         lock.withLock { values[key] }
     }
 
@@ -27,7 +30,7 @@ package final class RecentValues<Key: Hashable & Sendable, Value: Sendable>: @un
     /// - Parameters:
     ///   - value: The value.
     ///   - key: Its key.
-    package func remember(_ value: Value, for key: Key) {
+    @inlinable package func remember(_ value: Value, for key: Key) {
         lock.withLock {
             if values.count >= limit {
                 values.removeAll(keepingCapacity: true)
