@@ -11,17 +11,19 @@ import Foundation
 /// session's delegate queue reports the rest.
 ///
 /// `@unchecked Sendable`: every mutable property is private and only read and written under
-/// `lock`, except `completion`, `onFinish` and `makeResend`, which are set before the task
-/// starts (and `completion` and `makeResend` are then only used under `lock`).
+/// `lock`, except `completion`, `onFinish` and `resender`, which are set before the task
+/// starts (and `completion` and `resender` are then only used under `lock`).
 final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     let request: TransportRequest
     /// Receives the outcome; dropped when it has.
     var completion: (@Sendable (Result<TransportResponse, any Error>) -> Void)?
     /// Runs once when the transfer finishes, however it finishes.
     var onFinish: (@Sendable () -> Void)?
-    /// Makes a new task for this transfer that replaces the given one; see
-    /// ``urlSession(_:task:needNewBodyStream:)``. Dropped when the transfer finishes.
-    var makeResend: (@Sendable (SessionTransfer, URLSessionTask) -> URLSessionTask)?
+    /// The transport and the request that make a new task for this transfer, to replace one
+    /// whose body libcurl asked to rewind; see ``urlSession(_:task:needNewBodyStream:)``.
+    /// Dropped when the transfer finishes. (Kept as values, not as a closure over them: a
+    /// closure would cost every request an allocation for a resend that few ever need.)
+    var resender: (transport: URLSessionTransport, request: URLRequest)?
 
     /// How many times one call may send its request again after its connection was lost before
     /// any response (libcurl itself tries 5 times).
@@ -138,7 +140,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
                     // forever, so the transfer must not keep the task, the body or the caller.
                     body = Data()
                     task = nil
-                    makeResend = nil
+                    resender = nil
                     let completion = self.completion
                     self.completion = nil
                     return (completion, result)
@@ -238,20 +240,20 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     }
 
     private func resend(replacing old: URLSessionTask) {
-        enum Step { case ignore, resend(@Sendable (SessionTransfer, URLSessionTask) -> URLSessionTask), fail(Int) }
+        enum Step { case ignore, resend(URLSessionTransport, URLRequest), fail(Int) }
         let step: Step = lock.withLock {
             guard !isFinished, !isCancelled, old === task else { return .ignore }
-            guard let makeResend, attempt < Self.maximumResends else { return .fail(attempt) }
+            guard let resender, attempt < Self.maximumResends else { return .fail(attempt) }
             attempt += 1
             task = nil
-            return .resend(makeResend)
+            return .resend(resender.transport, resender.request)
         }
         switch step {
         case .ignore:
             return
-        case .resend(let makeResend):
+        case .resend(let transport, let request):
             old.cancel()  // its completion belongs to an old attempt, and is ignored
-            start(makeResend(self, old))
+            start(transport.makeTask(request, for: self, replacing: old))
         case .fail(let attempt):
             finish(body: Data(), response: nil, error: URLError(.networkConnectionLost), attempt: attempt)
             old.cancel()

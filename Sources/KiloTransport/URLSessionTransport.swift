@@ -137,11 +137,17 @@ public struct URLSessionTransport: CallbackTransport {
     ) {
         let urlRequest = URLRequest(transfer.request, headerNames: headerNames)
         transfer.completion = completion
-        transfer.makeResend = { transfer, old in
-            owner?.delegate.unregister(old.taskIdentifier)
-            return makeTask(urlRequest, for: transfer)
-        }
+        transfer.resender = (self, urlRequest)
         transfer.start(makeTask(urlRequest, for: transfer))
+    }
+
+    /// Makes a task that sends `transfer`'s request again, in place of `old`; see
+    /// ``SessionTransfer/urlSession(_:task:needNewBodyStream:)``.
+    func makeTask(_ urlRequest: URLRequest, for transfer: SessionTransfer, replacing old: URLSessionTask)
+        -> URLSessionTask
+    {
+        owner?.delegate.unregister(old.taskIdentifier)
+        return makeTask(urlRequest, for: transfer)
     }
 
     /// Makes a task for `transfer`, on the owned session if there is one.
@@ -187,12 +193,19 @@ public struct URLSessionTransport: CallbackTransport {
         for transfer: SessionTransfer
     ) -> URLSessionTask {
         let attempt = transfer.currentAttempt
-        let finish = finishing(transfer, attempt: attempt)
+        let delivery = finishingDelivery(for: transfer)
         let task: URLSessionTask
         switch (transfer.request.body, transfer.request.responseBodyFile) {
         case (.file(let fileURL), _):
             task = session.uploadTask(with: urlRequest, fromFile: fileURL) { data, response, error in
-                finish(data ?? Data(), response, error)
+                Self.finish(
+                    transfer,
+                    body: data ?? Data(),
+                    response: response,
+                    error: error,
+                    attempt: attempt,
+                    via: delivery
+                )
             }
         case (_, .some):
             let delegate = owner?.delegate
@@ -202,7 +215,7 @@ public struct URLSessionTransport: CallbackTransport {
                     if let current {
                         transfer.keepDownload(at: current)  // now: the session deletes the file when this returns
                     }
-                    finish(Data(), response, error)
+                    transfer.finish(body: Data(), response: response, error: error, attempt: attempt)
                     return
                 }
                 // On the session's work queue: only an instant rename; the move happens later.
@@ -216,7 +229,14 @@ public struct URLSessionTransport: CallbackTransport {
             }
         default:
             task = session.dataTask(with: urlRequest) { data, response, error in
-                finish(data ?? Data(), response, error)
+                Self.finish(
+                    transfer,
+                    body: data ?? Data(),
+                    response: response,
+                    error: error,
+                    attempt: attempt,
+                    via: delivery
+                )
             }
         }
         #if canImport(FoundationNetworking)
@@ -227,24 +247,34 @@ public struct URLSessionTransport: CallbackTransport {
         return task
     }
 
-    /// What a completion handler calls to finish `transfer`.
+    /// Where a completion handler finishes `transfer`: `nil` for on the spot, which is quick (it
+    /// hands the response to the waiting caller), or the owned session's delegate, whose queue
+    /// takes finishing that may take time (calling the caller's progress handler, or writing the
+    /// response to a file) off a session that delivers completions on its work queue.
+    private func finishingDelivery(for transfer: SessionTransfer) -> SessionDelegate? {
+        guard let delegate = owner?.delegate,
+            transfer.request.progress != nil || transfer.request.responseBodyFile != nil
+        else { return nil }
+        return delegate
+    }
+
+    /// Finishes `transfer` from a completion handler, on the spot or through `delivery`.
     ///
-    /// Finishing is quick (it hands the response to the waiting caller) unless it calls the
-    /// caller's progress handler or writes the response to a file; on an owned session that
-    /// delivers completions on its work queue, such finishing moves to the delegate's queue.
-    private func finishing(
+    /// A static function, so that a completion handler captures only the transfer, its attempt
+    /// and the delivery: one allocation per task.
+    private static func finish(
         _ transfer: SessionTransfer,
-        attempt: Int
-    ) -> @Sendable (Data, URLResponse?, (any Error)?) -> Void {
-        if let delegate = owner?.delegate, transfer.request.progress != nil || transfer.request.responseBodyFile != nil
-        {
-            return { body, response, error in
-                delegate.deliver { transfer.finish(body: body, response: response, error: error, attempt: attempt) }
-            }
-        }
-        return { body, response, error in
+        body: Data,
+        response: URLResponse?,
+        error: (any Error)?,
+        attempt: Int,
+        via delivery: SessionDelegate?
+    ) {
+        guard let delivery else {
             transfer.finish(body: body, response: response, error: error, attempt: attempt)
+            return
         }
+        delivery.deliver { transfer.finish(body: body, response: response, error: error, attempt: attempt) }
     }
 }
 
