@@ -10,7 +10,7 @@ import Foundation
 /// so that each name is capitalized once.
 final class HeaderNameCase: Sendable {
     /// The names capitalized so far; a transport sends few, so 256 is plenty.
-    private let names = RecentValues<String, String>(limit: 256)
+    private let names = RecentValues<String>(limit: 256)
 
     /// The capitalized form of `name`.
     ///

@@ -12,25 +12,25 @@ import Foundation
 /// initialization, and Kilo makes several locks for every request. On Apple platforms, whose
 /// deployment targets predate `Mutex`, an `NSLock` guards it.
 ///
-/// The mutex guards no value of its own (`Mutex<Void>`), and the value sits beside it: a
-/// `Mutex<Value>` is a generic type, whose metadata an unspecialized deinit or call must look up
-/// in the runtime's cache each time, several thousand instructions per request in all. The
-/// methods are inlinable, so that other modules' calls are specialized for their value.
+/// The mutex guards no value of its own (`Mutex<Void>`), and the value sits beside it. A
+/// `Mutex<Value>` is a generic type, whose metadata an unspecialized call or deinit must look up
+/// in the runtime's cache each time; and calls from other modules are unspecialized, since
+/// Swift 6.3 does not inline `package` declarations across modules, even `@inlinable` ones.
 ///
 /// `@unchecked Sendable`: `value` is only touched while the lock is held; for the same reason
 /// its accesses need no dynamic exclusivity checks.
 package final class Locked<Value: Sendable>: @unchecked Sendable {
     #if canImport(Synchronization) && !canImport(Darwin)
-        @usableFromInline let mutex = Mutex<Void>(())
+        private let mutex = Mutex<Void>(())
     #else
-        @usableFromInline let lock = NSLock()
+        private let lock = NSLock()
     #endif
-    @exclusivity(unchecked) @usableFromInline var value: Value
+    @exclusivity(unchecked) private var value: Value
 
     /// Creates a value guarded by its own lock.
     ///
     /// - Parameter value: The initial value.
-    @inlinable package init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 
@@ -38,7 +38,7 @@ package final class Locked<Value: Sendable>: @unchecked Sendable {
     ///
     /// - Parameter body: Reads or changes the value; it must not use this `Locked` again.
     /// - Returns: What `body` returns.
-    @inlinable package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         #if canImport(Synchronization) && !canImport(Darwin)
             try mutex.withLock { _ in try body(&value) }
         #else
@@ -54,7 +54,7 @@ package typealias Lock = Locked<Void>
 
 extension Locked where Value == Void {
     /// Creates an unlocked lock.
-    @inlinable package convenience init() {
+    package convenience init() {
         self.init(())
     }
 
@@ -62,7 +62,7 @@ extension Locked where Value == Void {
     ///
     /// - Parameter body: The work to do; it must not take the same lock again.
     /// - Returns: What `body` returns.
-    @inlinable package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         try withLock { _ in try body() }
     }
 }

@@ -1,27 +1,28 @@
 import Foundation
 
-/// Values remembered for the keys a program uses again and again, such as the paths it calls or
-/// the header names it sends: at most `limit` of them, all forgotten at once when it is full, so
-/// that a program that keeps using new keys costs a bounded amount of memory.
+/// Values remembered for the strings a program uses again and again, such as the paths it calls
+/// or the header names it sends: at most `limit` of them, all forgotten at once when it is full,
+/// so that a program that keeps using new keys costs a bounded amount of memory.
 ///
-/// Its methods are inlinable, so that other modules' calls are specialized for their keys and
-/// values: unspecialized, a lookup hashes and compares its key through the generic witness tables.
+/// The keys are strings, not a generic `Hashable`: calls from other modules run unspecialized
+/// (Swift 6.3 does not inline `package` declarations across modules), and a generic key would
+/// then be hashed and compared through its witness tables.
 ///
 /// `@unchecked Sendable`: `values` is only touched while `lock` is held.
-package final class RecentValues<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
-    @usableFromInline let limit: Int
-    @usableFromInline let lock = Lock()
-    @usableFromInline var values: [Key: Value] = [:]
+package final class RecentValues<Value: Sendable>: @unchecked Sendable {
+    private let limit: Int
+    private let lock = Lock()
+    private var values: [String: Value] = [:]
 
     /// Creates an empty store.
     ///
     /// - Parameter limit: How many values it holds before it forgets them all.
-    @inlinable package init(limit: Int) {
+    package init(limit: Int) {
         self.limit = limit
     }
 
     /// The value remembered for `key`, if any.
-    @inlinable package subscript(key: Key) -> Value? {
+    package subscript(key: String) -> Value? {
         lock.withLock { values[key] }
     }
 
@@ -30,7 +31,7 @@ package final class RecentValues<Key: Hashable & Sendable, Value: Sendable>: @un
     /// - Parameters:
     ///   - value: The value.
     ///   - key: Its key.
-    @inlinable package func remember(_ value: Value, for key: Key) {
+    package func remember(_ value: Value, for key: String) {
         lock.withLock {
             if values.count >= limit {
                 values.removeAll(keepingCapacity: true)
