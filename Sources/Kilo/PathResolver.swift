@@ -19,7 +19,7 @@ struct PathResolver: Sendable {
     /// The base URL's text, when plain paths may simply be appended to it.
     private let prefix: String?
     /// Plain paths resolved recently, and their URLs: up to 64.
-    private let recent = RecentValues<URL>(limit: 64)
+    private let recent = RecentURLs(limit: 64)
 
     /// The longest path, in UTF-8 bytes, that ``recent`` holds.
     private static let recentPathLimit = 256
