@@ -15,8 +15,10 @@ import Foundation
 /// starts (and `completion` and `resender` are then only used under `lock`).
 final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     let request: TransportRequest
-    /// Receives the outcome; dropped when it has.
-    var completion: (@Sendable (Result<TransportResponse, any Error>) -> Void)?
+    /// Receives the outcome; replaced by one that ignores it once it has, to let go of the
+    /// caller. (Not an optional: a closure inside an optional is stored at its most general
+    /// abstraction, and every call would go through a reabstraction thunk.)
+    var completion: @Sendable (Result<TransportResponse, any Error>) -> Void = SessionTransfer.ignoreOutcome
     /// Runs once when the transfer finishes, however it finishes.
     var onFinish: (@Sendable () -> Void)?
     /// The transport and the request that make a new task for this transfer, to replace one
@@ -122,36 +124,35 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     /// Returns the response, or the error, to the caller; only the first call from the current
     /// task counts.
     func finish(body received: Data, response: URLResponse?, error: (any Error)?, attempt: Int) {
-        let outcome:
-            (
-                completion: (@Sendable (Result<TransportResponse, any Error>) -> Void)?,
-                result: Result<TransportResponse, any Error>
-            )? =
-                lock.withLock {
-                    guard !isFinished, attempt == self.attempt else { return nil }
-                    isFinished = true
-                    if body.isEmpty {
-                        body = received  // a completion handler's body: keep it, do not copy it
-                    } else {
-                        body.append(received)
-                    }
-                    let result = makeResult(response: response, error: error)
-                    // Let go of everything: on Linux a task keeps its delegate (this transfer)
-                    // forever, so the transfer must not keep the task, the body or the caller.
-                    body = Data()
-                    task = nil
-                    resender = nil
-                    let completion = self.completion
-                    self.completion = nil
-                    return (completion, result)
-                }
-        guard let outcome else { return }
+        var completion = Self.ignoreOutcome
+        let result: Result<TransportResponse, any Error>? = lock.withLock {
+            guard !isFinished, attempt == self.attempt else { return nil }
+            isFinished = true
+            if body.isEmpty {
+                body = received  // a completion handler's body: keep it, do not copy it
+            } else {
+                body.append(received)
+            }
+            let result = makeResult(response: response, error: error)
+            // Let go of everything: on Linux a task keeps its delegate (this transfer) forever,
+            // so the transfer must not keep the task, the body or the caller.
+            body = Data()
+            task = nil
+            resender = nil
+            completion = self.completion
+            self.completion = Self.ignoreOutcome
+            return result
+        }
+        guard let result else { return }
         onFinish?()
-        if case .success(let response) = outcome.result {
+        if request.progress != nil, case .success(let response) = result {
             reportCompletion(of: response)
         }
-        outcome.completion?(outcome.result)
+        completion(result)
     }
+
+    /// The completion of a transfer that has finished.
+    private static let ignoreOutcome: @Sendable (Result<TransportResponse, any Error>) -> Void = { _ in }
 
     /// Called with `lock` held.
     private func makeResult(response: URLResponse?, error: (any Error)?) -> Result<TransportResponse, any Error> {
