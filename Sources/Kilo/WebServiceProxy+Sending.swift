@@ -57,7 +57,6 @@ extension WebServiceProxy {
         map: @escaping (TransportResponse) throws -> T,
         resultHandler: @escaping ResultHandler<T>
     ) -> RequestTask? {
-        let mapping = Handoff(value: map)
         let prepared: PreparedRequest
         do {
             prepared = try makeRequest()
@@ -67,14 +66,19 @@ extension WebServiceProxy {
             return nil
         }
         guard prepared.streamedBody == nil, let callbackTransport else {
+            let mapping = Handoff(value: map)
             return start(
                 { prepared },
                 perform: { try await self.send($0, map: mapping.value) },
                 resultHandler: resultHandler
             )
         }
+        // Moved to one other thread and never used here again, as a `Handoff` would carry them;
+        // captured as they are, because a `Handoff` of a function type that involves `T` costs a
+        // lookup of that type's metadata in the runtime's cache on every request.
+        nonisolated(unsafe) let map = map
+        nonisolated(unsafe) let resultHandler = resultHandler
         let callbacks = currentCallbacks
-        let handler = Handoff(value: resultHandler)
         let requestTask = RequestTask()
         let mayMapOnCompletion = callbackTransport.completionMayTakeTime
         let inFlight = callbacksInFlight
@@ -84,13 +88,13 @@ extension WebServiceProxy {
             let othersInFlight = inFlight.end()
             // The main thread never decodes, whatever queue its thread is serving.
             guard mayMapOnCompletion, othersInFlight, !Thread.isMainThread else {
-                Self.deliver(to: handler, on: callbacks, for: requestTask) {
-                    Self.mapOutcome(result, with: mapping, for: requestTask)
+                Self.deliver(to: resultHandler, on: callbacks, for: requestTask) {
+                    Self.mapOutcome(result, with: map, for: requestTask)
                 }
                 return
             }
-            let mapped = Handoff(value: Self.mapOutcome(result, with: mapping, for: requestTask))
-            callbacks.queue.async { handler.value(requestTask.unlessCancelled(mapped.value)) }
+            let mapped = Handoff(value: Self.mapOutcome(result, with: map, for: requestTask))
+            callbacks.queue.async { resultHandler(requestTask.unlessCancelled(mapped.value)) }
         }
         requestTask.attach(transportTask)
         return requestTask
@@ -101,29 +105,30 @@ extension WebServiceProxy {
     /// hop to the callback queue, cancellation before the handler runs wins as well.
     private static func mapOutcome<T>(
         _ result: Result<TransportResponse, any Error>,
-        with mapping: Handoff<(TransportResponse) throws -> T>,
+        with map: (TransportResponse) throws -> T,
         for requestTask: RequestTask
     ) -> Result<T, any Error> {
-        requestTask.unlessCancelled(result.flatMap { response in Result { try mapping.value(response) } })
+        requestTask.unlessCancelled(result.flatMap { response in Result { try map(response) } })
     }
 
     /// Maps an outcome off the calling thread (a transport's, which it may need) and gives it to
     /// `handler` on `queue`: both on `queue` itself, unless it is the main queue; then the
     /// outcome is mapped on a global queue first, so that the main thread never decodes.
     private static func deliver<T>(
-        to handler: Handoff<ResultHandler<T>>,
+        to handler: @escaping ResultHandler<T>,
         on callbacks: CallbackQueue,
         for requestTask: RequestTask,
         outcome: @escaping @Sendable () -> Result<T, any Error>
     ) {
+        nonisolated(unsafe) let handler = handler  // used on one other thread only, as in `start`
         let queue = callbacks.queue
         if callbacks.isMain {
             DispatchQueue.global().async {
                 let mapped = Handoff(value: outcome())
-                queue.async { handler.value(requestTask.unlessCancelled(mapped.value)) }
+                queue.async { handler(requestTask.unlessCancelled(mapped.value)) }
             }
         } else {
-            queue.async { handler.value(outcome()) }
+            queue.async { handler(outcome()) }
         }
     }
 
