@@ -12,19 +12,19 @@ extension WebServiceProxy {
     /// transport that ignores it.
     func send<T>(_ prepared: PreparedRequest, map: (TransportResponse) throws -> T) async throws -> T {
         guard !Task.isCancelled else { throw URLError(.cancelled) }
+        guard let streamed = prepared.streamedBody else {
+            return try await send(prepared.request, map: map)
+        }
+        let file = try await Self.writeTemporaryBody(streamed)
+        defer { Self.removeTemporaryFile(file) }
         var request = prepared.request
-        var temporaryBody: URL?
-        defer {
-            if let temporaryBody {
-                Self.removeTemporaryFile(temporaryBody)
-            }
-        }
-        if let streamed = prepared.streamedBody {
-            let file = try await Self.writeTemporaryBody(streamed)
-            temporaryBody = file
-            request.body = .file(file)
-        }
+        request.body = .file(file)
         guard !Task.isCancelled else { throw URLError(.cancelled) }
+        return try await send(request, map: map)
+    }
+
+    /// Sends a request whose body is ready, and maps its response.
+    private func send<T>(_ request: TransportRequest, map: (TransportResponse) throws -> T) async throws -> T {
         let response: TransportResponse
         do {
             response = try await transport.send(request)
