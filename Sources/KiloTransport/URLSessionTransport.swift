@@ -96,7 +96,9 @@ public struct URLSessionTransport: CallbackTransport {
         try request.headers.validate()
         let transfer = SessionTransfer(request)
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            // Not a checked continuation (an object and an atomic exchange per request, to catch
+            // a second resume): the transfer calls its completion exactly once, under its lock.
+            try await withUnsafeThrowingContinuation { continuation in
                 begin(transfer) { continuation.resume(with: $0) }
             }
         } onCancel: {
