@@ -38,6 +38,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// - Parameter dictionary: Names and values. Names that differ only in case are merged; which
     ///   value wins is unspecified.
     public init(_ dictionary: [String: String]) {
+        guard !dictionary.isEmpty else { return }  // most proxies add no headers: no sorting then
         for (name, value) in dictionary.sorted(by: { $0.key < $1.key }) {
             self[name] = value
         }
