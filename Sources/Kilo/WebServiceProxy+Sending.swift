@@ -93,8 +93,7 @@ extension WebServiceProxy {
                 }
                 return
             }
-            let mapped = Handoff(value: Self.mapOutcome(result, with: map, for: requestTask))
-            callbacks.queue.async { resultHandler(requestTask.unlessCancelled(mapped.value)) }
+            Self.mapHere(result, with: map, thenDeliverTo: resultHandler, on: callbacks.queue, for: requestTask)
         }
         requestTask.attach(transportTask)
         return requestTask
@@ -109,6 +108,22 @@ extension WebServiceProxy {
         for requestTask: RequestTask
     ) -> Result<T, any Error> {
         requestTask.unlessCancelled(result.flatMap { response in Result { try map(response) } })
+    }
+
+    /// Maps an outcome on the calling thread and gives it to `handler` on `queue`.
+    ///
+    /// A function of its own, not inline in `start`'s completion: the metadata of the mapped
+    /// result's types is then looked up only by the requests that take this way.
+    private static func mapHere<T>(
+        _ result: Result<TransportResponse, any Error>,
+        with map: (TransportResponse) throws -> T,
+        thenDeliverTo handler: @escaping ResultHandler<T>,
+        on queue: DispatchQueue,
+        for requestTask: RequestTask
+    ) {
+        nonisolated(unsafe) let handler = handler  // used on one other thread only, as in `start`
+        let mapped = Handoff(value: mapOutcome(result, with: map, for: requestTask))
+        queue.async { handler(requestTask.unlessCancelled(mapped.value)) }
     }
 
     /// Maps an outcome off the calling thread (a transport's, which it may need) and gives it to
