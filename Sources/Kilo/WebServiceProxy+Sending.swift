@@ -107,7 +107,27 @@ extension WebServiceProxy {
         with map: (TransportResponse) throws -> T,
         for requestTask: RequestTask
     ) -> Result<T, any Error> {
-        requestTask.unlessCancelled(result.flatMap { response in Result { try map(response) } })
+        requestTask.unlessCancelled(mapped(result, with: map))
+    }
+
+    /// The value `map` makes of a transport's response, or the transport's error.
+    ///
+    /// A switch rather than `flatMap` and `Result(catching:)`: this code is generic over `T`,
+    /// and those would run unspecialized, each through closures and value witnesses.
+    private static func mapped<T>(
+        _ result: Result<TransportResponse, any Error>,
+        with map: (TransportResponse) throws -> T
+    ) -> Result<T, any Error> {
+        switch result {
+        case .success(let response):
+            do {
+                return .success(try map(response))
+            } catch {
+                return .failure(error)
+            }
+        case .failure(let error):
+            return .failure(error)
+        }
     }
 
     /// Maps an outcome on the calling thread and gives it to `handler` on `queue`.
