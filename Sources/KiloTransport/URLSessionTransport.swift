@@ -199,16 +199,11 @@ public struct URLSessionTransport: CallbackTransport {
         let task: URLSessionTask
         switch (transfer.request.body, transfer.request.responseBodyFile) {
         case (.file(let fileURL), _):
-            task = session.uploadTask(with: urlRequest, fromFile: fileURL) { data, response, error in
-                Self.finish(
-                    transfer,
-                    body: data ?? Data(),
-                    response: response,
-                    error: error,
-                    attempt: attempt,
-                    via: delivery
-                )
-            }
+            task = session.uploadTask(
+                with: urlRequest,
+                fromFile: fileURL,
+                completionHandler: Self.completionHandler(finishing: transfer, attempt: attempt, via: delivery)
+            )
         case (_, .some):
             let delegate = owner?.delegate
             task = session.downloadTask(with: urlRequest) { location, response, error in
@@ -230,16 +225,10 @@ public struct URLSessionTransport: CallbackTransport {
                 }
             }
         default:
-            task = session.dataTask(with: urlRequest) { data, response, error in
-                Self.finish(
-                    transfer,
-                    body: data ?? Data(),
-                    response: response,
-                    error: error,
-                    attempt: attempt,
-                    via: delivery
-                )
-            }
+            task = session.dataTask(
+                with: urlRequest,
+                completionHandler: Self.completionHandler(finishing: transfer, attempt: attempt, via: delivery)
+            )
         }
         #if canImport(FoundationNetworking)
             if owner == nil {
@@ -260,23 +249,23 @@ public struct URLSessionTransport: CallbackTransport {
         return delegate
     }
 
-    /// Finishes `transfer` from a completion handler, on the spot or through `delivery`.
+    /// The completion handler of a data or upload task: it finishes `transfer`, on the spot or
+    /// through `delivery`.
     ///
-    /// A static function, so that a completion handler captures only the transfer, its attempt
-    /// and the delivery: one allocation per task.
-    private static func finish(
-        _ transfer: SessionTransfer,
-        body: Data,
-        response: URLResponse?,
-        error: (any Error)?,
+    /// It captures only the transfer, its attempt and the delivery: one allocation per task.
+    private static func completionHandler(
+        finishing transfer: SessionTransfer,
         attempt: Int,
         via delivery: SessionDelegate?
-    ) {
-        guard let delivery else {
-            transfer.finish(body: body, response: response, error: error, attempt: attempt)
-            return
+    ) -> @Sendable (Data?, URLResponse?, (any Error)?) -> Void {
+        { data, response, error in
+            let body = data ?? Data()
+            guard let delivery else {
+                transfer.finish(body: body, response: response, error: error, attempt: attempt)
+                return
+            }
+            delivery.deliver { transfer.finish(body: body, response: response, error: error, attempt: attempt) }
         }
-        delivery.deliver { transfer.finish(body: body, response: response, error: error, attempt: attempt) }
     }
 }
 
