@@ -11,21 +11,22 @@ import Foundation
 /// session's delegate queue reports the rest.
 ///
 /// `@unchecked Sendable`: every mutable property is private and only read and written under
-/// `lock`, except `completion`, `onFinish` and `resender`, which are set before the task
-/// starts (and `completion` and `resender` are then only used under `lock`).
+/// `lock`, except `completion`, `onFinish` and `resender`, which ``prepare(completion:resender:)``
+/// and ``whenFinished(_:)`` set before the task starts (`completion` and `resender` are then
+/// only used under `lock`).
 final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     let request: TransportRequest
     /// Receives the outcome; replaced by one that ignores it once it has, to let go of the
-    /// caller. (Not an optional: a closure inside an optional is stored at its most general
-    /// abstraction, and every call would go through a reabstraction thunk.)
-    var completion: @Sendable (Result<TransportResponse, any Error>) -> Void = SessionTransfer.ignoreOutcome
+    /// caller. ``finish(body:response:error:attempt:)`` takes it under `lock` exactly once, which
+    /// is what lets ``URLSessionTransport/send(_:)`` resume an unsafe continuation with it.
+    private var completion: @Sendable (Result<TransportResponse, any Error>) -> Void = SessionTransfer.ignoreOutcome
     /// Runs once when the transfer finishes, however it finishes.
-    var onFinish: (@Sendable () -> Void)?
+    private var onFinish: (@Sendable () -> Void)?
     /// The transport and the request that make a new task for this transfer, to replace one
     /// whose body libcurl asked to rewind; see ``urlSession(_:task:needNewBodyStream:)``.
     /// Dropped when the transfer finishes. (Kept as values, not as a closure over them: a
     /// closure would cost every request an allocation for a resend that few ever need.)
-    var resender: (transport: URLSessionTransport, request: URLRequest)?
+    private var resender: (transport: URLSessionTransport, request: URLRequest)?
 
     /// How many times one call may send its request again after its connection was lost before
     /// any response (libcurl itself tries 5 times).
@@ -44,6 +45,27 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
 
     init(_ request: TransportRequest) {
         self.request = request
+    }
+
+    /// Sets what receives the outcome, and what sends the request again; call it before
+    /// ``start(_:)``.
+    ///
+    /// - Parameters:
+    ///   - completion: Receives the response or the error, exactly once.
+    ///   - resender: The transport and the `URLRequest` that make a task to replace one whose
+    ///     body cannot be rewound.
+    func prepare(
+        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void,
+        resender: (transport: URLSessionTransport, request: URLRequest)
+    ) {
+        self.completion = completion
+        self.resender = resender
+    }
+
+    /// Sets work to run once when the transfer finishes, however it finishes; call it before
+    /// ``start(_:)``.
+    func whenFinished(_ action: @escaping @Sendable () -> Void) {
+        onFinish = action
     }
 
     /// Resumes `task`, or cancels it at once if cancellation came first.

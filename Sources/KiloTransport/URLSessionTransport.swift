@@ -97,7 +97,8 @@ public struct URLSessionTransport: CallbackTransport {
         let transfer = SessionTransfer(request)
         return try await withTaskCancellationHandler {
             // Not a checked continuation (an object and an atomic exchange per request, to catch
-            // a second resume): the transfer calls its completion exactly once, under its lock.
+            // a second resume): the transfer takes its completion exactly once, under its lock,
+            // before it calls it (see SessionTransfer.finish).
             try await withUnsafeThrowingContinuation { continuation in
                 begin(transfer) { continuation.resume(with: $0) }
             }
@@ -138,8 +139,7 @@ public struct URLSessionTransport: CallbackTransport {
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) {
         let urlRequest = URLRequest(transfer.request, headerNames: headerNames)
-        transfer.completion = completion
-        transfer.resender = (self, urlRequest)
+        transfer.prepare(completion: completion, resender: (self, urlRequest))
         transfer.start(makeTask(urlRequest, for: transfer))
     }
 
@@ -181,7 +181,7 @@ public struct URLSessionTransport: CallbackTransport {
         default:
             let task = makeTaskWithCompletionHandler(urlRequest, for: transfer)
             let identifier = task.taskIdentifier
-            transfer.onFinish = { [weak delegate] in delegate?.unregister(identifier) }
+            transfer.whenFinished { [weak delegate] in delegate?.unregister(identifier) }
             delegate.register(transfer, for: task, completesThroughDelegate: false)
             return task
         }
