@@ -6,7 +6,8 @@ import Foundation
 /// instructions per response on Linux (a dictionary cast, then a cast for every name and
 /// value), nearly 2% of a small request on loopback; a JSON result never reads the headers.
 ///
-/// It is the lock and its state in one object: a response pays for one allocation here.
+/// It is the lock and its state in one object: on Linux, a response pays for one allocation
+/// here.
 typealias DeferredHeaders = Locked<DeferredHeaderState>
 
 /// Whether a response's header fields are still to be made, or made.

@@ -3,10 +3,11 @@ import Foundation
 /// URLs remembered for the strings that name them, such as the paths a program calls: a
 /// ``RecentValues`` of URLs behind methods that are not generic.
 ///
-/// Swift 6.3 neither inlines nor specializes a `package` declaration in another module, so a call
-/// from the `Kilo` module into `RecentValues<URL>` would run its generic code, which looks up the
-/// metadata of `[String: URL]` in the runtime's cache on every lookup. Calls into this type's
-/// methods reach code that was specialized here.
+/// As SwiftPM builds this package with Swift 6.3.1, another module neither inlines nor
+/// specializes a `package` declaration (see ``Locked``), so a call from the `Kilo` module into
+/// `RecentValues<URL>` would run its generic code, which looks up the metadata of `[String: URL]`
+/// in the runtime's cache on every lookup. Calls into this type's methods reach code that was
+/// specialized here.
 package final class RecentURLs: Sendable {
     private let values: RecentValues<URL>
 

@@ -5,8 +5,8 @@ import Foundation
 /// so that a program that keeps using new keys costs a bounded amount of memory.
 ///
 /// The keys are strings, not a generic `Hashable`: calls from other modules run unspecialized
-/// (Swift 6.3 does not inline `package` declarations across modules), and a generic key would
-/// then be hashed and compared through its witness tables.
+/// (see ``Locked``), and a generic key would then be hashed and compared through its witness
+/// tables.
 ///
 /// `@unchecked Sendable`: `values` is only touched while `lock` is held.
 package final class RecentValues<Value: Sendable>: @unchecked Sendable {
