@@ -88,9 +88,7 @@ extension WebServiceProxy {
             let othersInFlight = inFlight.end()
             // The main thread never decodes, whatever queue its thread is serving.
             guard mayMapOnCompletion, othersInFlight, !Thread.isMainThread else {
-                Self.deliver(to: resultHandler, on: callbacks, for: requestTask) {
-                    Self.mapOutcome(result, with: map, for: requestTask)
-                }
+                Self.deliver(result, with: map, to: resultHandler, on: callbacks, for: requestTask)
                 return
             }
             Self.mapHere(result, with: map, thenDeliverTo: resultHandler, on: callbacks.queue, for: requestTask)
@@ -148,22 +146,24 @@ extension WebServiceProxy {
 
     /// Maps an outcome off the calling thread (a transport's, which it may need) and gives it to
     /// `handler` on `queue`: both on `queue` itself, unless it is the main queue; then the
-    /// outcome is mapped on a global queue first, so that the main thread never decodes.
+    /// outcome is mapped on a global queue first (``mapHere(_:with:thenDeliverTo:on:for:)``), so
+    /// that the main thread never decodes.
     private static func deliver<T>(
+        _ result: Result<TransportResponse, any Error>,
+        with map: @escaping (TransportResponse) throws -> T,
         to handler: @escaping ResultHandler<T>,
         on callbacks: CallbackQueue,
-        for requestTask: RequestTask,
-        outcome: @escaping @Sendable () -> Result<T, any Error>
+        for requestTask: RequestTask
     ) {
-        nonisolated(unsafe) let handler = handler  // used on one other thread only, as in `start`
-        let queue = callbacks.queue
+        // Used on one other thread only, as in `start`.
+        nonisolated(unsafe) let map = map
+        nonisolated(unsafe) let handler = handler
         if callbacks.isMain {
             DispatchQueue.global().async {
-                let mapped = Handoff(value: outcome())
-                queue.async { handler(requestTask.unlessCancelled(mapped.value)) }
+                mapHere(result, with: map, thenDeliverTo: handler, on: callbacks.queue, for: requestTask)
             }
         } else {
-            queue.async { handler(outcome()) }
+            callbacks.queue.async { handler(mapOutcome(result, with: map, for: requestTask)) }
         }
     }
 
