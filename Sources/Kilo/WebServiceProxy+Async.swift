@@ -34,7 +34,7 @@ extension WebServiceProxy {
             content: Self.content(content, type: contentType),
             progress: progress
         )
-        try await send(request, map: ResponseMapper.validate)
+        try ResponseMapper.validate(await response(to: request))
     }
 
     /// Calls an operation that returns JSON, decoded with dates as epoch milliseconds.
@@ -65,7 +65,7 @@ extension WebServiceProxy {
             accept: "application/json",
             progress: progress
         )
-        return try await send(request) { response -> T in try ResponseMapper.decoded(from: response) }
+        return try ResponseMapper.decoded(from: await response(to: request))
     }
 
     /// Calls an operation with a JSON body, for an operation that returns no content.
@@ -92,7 +92,7 @@ extension WebServiceProxy {
             content: Self.jsonContent(body),
             progress: progress
         )
-        try await send(request, map: ResponseMapper.validate)
+        try ResponseMapper.validate(await response(to: request))
     }
 
     /// Calls an operation with a JSON body, for an operation that returns JSON.
@@ -121,7 +121,7 @@ extension WebServiceProxy {
             accept: "application/json",
             progress: progress
         )
-        return try await send(request) { response -> T in try ResponseMapper.decoded(from: response) }
+        return try ResponseMapper.decoded(from: await response(to: request))
     }
 
     /// Calls an operation whose response is read by a custom handler.
@@ -185,6 +185,6 @@ extension WebServiceProxy {
             content: Self.content(content, type: contentType),
             progress: progress
         )
-        return try await send(request) { try ResponseMapper.value(from: $0, handler: responseHandler) }
+        return try ResponseMapper.value(from: await response(to: request), handler: responseHandler)
     }
 }

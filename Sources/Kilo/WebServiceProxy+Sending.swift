@@ -4,35 +4,50 @@ import KiloEncoding
 import KiloTransport
 
 extension WebServiceProxy {
-    /// Sends a request and maps its response; the core of every `invoke` method.
-    ///
-    /// A streamed multipart body is written to a temporary file first, and the file is removed
-    /// when the request ends, however it ends. Cancellation, whenever it comes before the value
-    /// is mapped, surfaces as `URLError(.cancelled)`, as it does from `URLSession`, even with a
-    /// transport that ignores it.
+    /// Sends a request and maps its response.
     func send<T>(_ prepared: PreparedRequest, map: (TransportResponse) throws -> T) async throws -> T {
-        guard !Task.isCancelled else { throw URLError(.cancelled) }
-        guard let streamed = prepared.streamedBody else {
-            return try await send(prepared.request, map: map)
-        }
-        let file = try await Self.writeTemporaryBody(streamed)
-        defer { Self.removeTemporaryFile(file) }
-        var request = prepared.request
-        request.body = .file(file)
-        guard !Task.isCancelled else { throw URLError(.cancelled) }
-        return try await send(request, map: map)
+        try map(await response(to: prepared))
     }
 
-    /// Sends a request whose body is ready, and maps its response.
-    private func send<T>(_ request: TransportRequest, map: (TransportResponse) throws -> T) async throws -> T {
+    /// Sends a request and returns its response, whatever its status; the core of every `invoke`
+    /// method, which then maps the response.
+    ///
+    /// Not generic: the generic part of a call, mapping the response, happens once, in the
+    /// caller, instead of in every function a response passes through on its way back.
+    ///
+    /// A streamed multipart body is written to a temporary file first, and the file is removed
+    /// when the request ends, however it ends. Cancellation, whenever it comes before the
+    /// response is returned, surfaces as `URLError(.cancelled)`, as it does from `URLSession`,
+    /// even with a transport that ignores it.
+    func response(to prepared: PreparedRequest) async throws -> TransportResponse {
+        guard !Task.isCancelled else { throw URLError(.cancelled) }
         let response: TransportResponse
         do {
-            response = try await transport.send(request)
+            if let streamed = prepared.streamedBody {
+                response = try await Self.send(prepared.request, streaming: streamed, with: transport)
+            } else {
+                response = try await transport.send(prepared.request)
+            }
         } catch is CancellationError {
             throw URLError(.cancelled)
         }
         guard !Task.isCancelled else { throw URLError(.cancelled) }
-        return try map(response)
+        return response
+    }
+
+    /// Writes a streamed multipart body to a temporary file, sends the request with that file as
+    /// its body, and removes the file when the request ends, however it ends.
+    private static func send(
+        _ request: TransportRequest,
+        streaming body: StreamedMultipart,
+        with transport: any Transport
+    ) async throws -> TransportResponse {
+        let file = try await writeTemporaryBody(body)
+        defer { removeTemporaryFile(file) }
+        guard !Task.isCancelled else { throw URLError(.cancelled) }
+        var request = request
+        request.body = .file(file)
+        return try await transport.send(request)
     }
 
     /// Starts a callback-style request: builds it now, sends it, maps the response in the
