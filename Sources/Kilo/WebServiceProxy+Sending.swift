@@ -4,21 +4,27 @@ import KiloEncoding
 import KiloTransport
 
 extension WebServiceProxy {
-    /// Sends a request and maps its response.
+    /// Sends a request and maps its response; see ``response(to:)``. Cancellation is checked
+    /// just before `map` runs.
     func send<T>(_ prepared: PreparedRequest, map: (TransportResponse) throws -> T) async throws -> T {
         try map(await response(to: prepared))
     }
 
-    /// Sends a request and returns its response, whatever its status; the core of every `invoke`
-    /// method, which then maps the response.
+    /// Sends a request and returns its response: the core of every async `invoke`, and of the
+    /// callback requests that run in a task, each of which then maps the response.
     ///
-    /// Not generic: the generic part of a call, mapping the response, happens once, in the
-    /// caller, instead of in every function a response passes through on its way back.
+    /// Not generic: only the caller, which maps the response, is generic over the result type,
+    /// so the functions a request passes through carry neither that type nor a mapping closure.
     ///
     /// A streamed multipart body is written to a temporary file first, and the file is removed
     /// when the request ends, however it ends. Cancellation, whenever it comes before the
     /// response is returned, surfaces as `URLError(.cancelled)`, as it does from `URLSession`,
     /// even with a transport that ignores it.
+    ///
+    /// - Parameter prepared: The request to send.
+    /// - Returns: The response, whatever its status.
+    /// - Throws: `URLError(.cancelled)` on cancellation; the transport's errors as they are; the
+    ///   file system's error if a streamed body cannot be written.
     func response(to prepared: PreparedRequest) async throws -> TransportResponse {
         guard !Task.isCancelled else { throw URLError(.cancelled) }
         let response: TransportResponse
@@ -113,7 +119,7 @@ extension WebServiceProxy {
     }
 
     /// Maps a transport's outcome, unless the request was cancelled first: cancellation that
-    /// comes before the value is mapped wins, as in `send`. Where the value is mapped before the
+    /// comes before the value is mapped wins, as in ``response(to:)``. Where the value is mapped before the
     /// hop to the callback queue, cancellation before the handler runs wins as well.
     private static func mapOutcome<T>(
         _ result: Result<TransportResponse, any Error>,

@@ -88,6 +88,29 @@ import Testing
         #expect(error?.code == .cancelled)
     }
 
+    @Test(arguments: [false, true])
+    func aStreamedMultipartBodyIsSentFromATemporaryFileThatIsRemovedAfterwards(transportCancels: Bool)
+        async throws
+    {
+        let input = FileManager.default.temporaryDirectory
+            .appendingPathComponent("kilo-tests-\(UUID().uuidString).bin")
+        try Data(count: Int(WebServiceProxy.multipartMemoryLimit) + 1).write(to: input)
+        defer { try? FileManager.default.removeItem(at: input) }
+        let transport = StreamedBodyTransport(cancels: transportCancels)
+        let proxy = makeProxy(transport)
+        proxy.encoding = .multipartFormData
+        do {
+            try await proxy.invoke(.post, path: "upload", arguments: ["file": input])
+            #expect(!transportCancels)
+        } catch let error as URLError {
+            #expect(transportCancels)
+            #expect(error.code == .cancelled)
+        }
+        let sent = try #require(transport.sentFile)
+        #expect(sent.existed, "the body's file should exist while the transport sends it")
+        #expect(!FileManager.default.fileExists(atPath: sent.url.path), "the temporary body should be removed")
+    }
+
     @Test func oneProxyServesManyTasksAtOnce() async throws {
         let transport = FakeTransport { request in
             let n = request.url.query.flatMap { Int($0.dropFirst(2)) } ?? -1
@@ -103,5 +126,33 @@ import Testing
             }
         }
         #expect(await transport.requests.count == 200)
+    }
+}
+
+/// A transport that takes a request whose body is a file, notes the file and whether it existed
+/// then, and answers 200, or throws `CancellationError` as a transport whose task was cancelled may.
+private final class StreamedBodyTransport: Transport, @unchecked Sendable {
+    // `@unchecked Sendable`: `sent` is only read and written under `lock`.
+    private let cancels: Bool
+    private let lock = NSLock()
+    private var sent: (url: URL, existed: Bool)?
+
+    init(cancels: Bool) {
+        self.cancels = cancels
+    }
+
+    /// The file the last request's body came from, and whether it existed when it was sent.
+    var sentFile: (url: URL, existed: Bool)? {
+        lock.withLock { sent }
+    }
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        guard case .file(let url) = request.body else { throw URLError(.unsupportedURL) }
+        let existed = FileManager.default.fileExists(atPath: url.path)
+        lock.withLock { sent = (url, existed) }
+        if cancels {
+            throw CancellationError()
+        }
+        return TransportResponse(statusCode: 200)
     }
 }
