@@ -5,6 +5,7 @@ import KiloAsyncHTTPClient
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import Synchronization
 
 /// Rows that explain Kilo's costs over URLSession, and prototypes of changes, built here from
 /// Kilo's public API so that their effect can be measured before anyone edits Sources/. Shown
@@ -37,9 +38,10 @@ enum Experiments {
         let owningTransport = URLSessionTransport(configuration: RequestBenchmarks.makeConfiguration())
 
         /// Raw async code on the session of `owningTransport`, after `work` µs of busy waiting.
-        func ownSessionRow(_ name: String, work: UInt64) -> RequestRow {
+        func ownSessionRow(_ name: String, work: UInt64, touching kibibytes: Int = 0) -> RequestRow {
             .tasks(name) {
                 spin(microseconds: work)
+                touchedMemory.read(kibibytes: kibibytes)
                 let (data, response) = try await RequestBenchmarks.data(for: plainRequest, on: owningTransport.session)
                 blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
             }
@@ -85,6 +87,11 @@ enum Experiments {
             ownSessionRow("experiment: the same, with 2 µs of work per request", work: 2),
             ownSessionRow("experiment: the same, with 5 µs of work per request", work: 5),
             ownSessionRow("experiment: the same, with 10 µs of work per request", work: 10),
+            // The same, reading the same 16 or 64 KiB of memory before each request (one load per
+            // 64-byte line): what touching a fixed working set of Kilo's size costs when
+            // URLSession, libcurl and the kernel run between two touches.
+            ownSessionRow("experiment: the same, reading the same 16 KiB before each request", work: 0, touching: 16),
+            ownSessionRow("experiment: the same, reading the same 64 KiB before each request", work: 0, touching: 64),
             // The cost of the task delegate that URLSessionTransport(session:) sets on Linux.
             .callbacks("experiment: raw dataTask with a no-op task delegate") { completion in
                 let task = session.dataTask(with: plainRequest) { data, response, error in
@@ -190,6 +197,36 @@ final class InlineOperationQueue: OperationQueue, @unchecked Sendable {
 /// queue it was handed to.
 struct UncheckedBox<Value>: @unchecked Sendable {
     let value: Value
+}
+
+/// Memory that the experiment rows read before each request, the same lines every time.
+private let touchedMemory = TouchedMemory(kibibytes: 64)
+
+/// A fixed block of memory, read one load per cache line.
+///
+/// `@unchecked Sendable`: written once, when made; only read afterwards.
+private final class TouchedMemory: @unchecked Sendable {
+    private let bytes: UnsafeMutableRawBufferPointer
+
+    init(kibibytes: Int) {
+        bytes = .allocate(byteCount: kibibytes * 1024, alignment: 64)
+        for index in bytes.indices {
+            bytes[index] = UInt8(truncatingIfNeeded: index)
+        }
+    }
+
+    /// Where each read leaves its sum, so that the optimizer keeps the loads.
+    private let sum = Atomic<Int>(0)
+
+    /// Reads one byte of every 64 in the first `kibibytes`.
+    func read(kibibytes: Int) {
+        guard kibibytes > 0 else { return }
+        var total = 0
+        for offset in stride(from: 0, to: min(kibibytes * 1024, bytes.count), by: 64) {
+            total &+= Int(bytes[offset])
+        }
+        sum.store(total, ordering: .relaxed)
+    }
 }
 
 /// Keeps the calling thread busy for about `microseconds`.
