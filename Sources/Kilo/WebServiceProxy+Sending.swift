@@ -119,8 +119,8 @@ extension WebServiceProxy {
     }
 
     /// Maps a transport's outcome, unless the request was cancelled first: cancellation that
-    /// comes before the value is mapped wins, as in ``response(to:)``. Where the value is mapped before the
-    /// hop to the callback queue, cancellation before the handler runs wins as well.
+    /// comes before the value is mapped wins, as in ``response(to:)``. Where the value is mapped
+    /// before the hop to the callback queue, cancellation before the handler runs wins as well.
     private static func mapOutcome<T>(
         _ result: Result<TransportResponse, any Error>,
         with map: (TransportResponse) throws -> T,

@@ -207,6 +207,8 @@ private let touchedMemory = TouchedMemory(kibibytes: 64)
 /// `@unchecked Sendable`: written once, when made; only read afterwards.
 private final class TouchedMemory: @unchecked Sendable {
     private let bytes: UnsafeMutableRawBufferPointer
+    /// Where each read leaves its sum, so that the optimizer keeps the loads.
+    private let sum = Atomic<Int>(0)
 
     init(kibibytes: Int) {
         bytes = .allocate(byteCount: kibibytes * 1024, alignment: 64)
@@ -214,9 +216,6 @@ private final class TouchedMemory: @unchecked Sendable {
             bytes[index] = UInt8(truncatingIfNeeded: index)
         }
     }
-
-    /// Where each read leaves its sum, so that the optimizer keeps the loads.
-    private let sum = Atomic<Int>(0)
 
     /// Reads one byte of every 64 in the first `kibibytes`.
     func read(kibibytes: Int) {
