@@ -167,8 +167,8 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         }
         guard let result else { return }
         onFinish?()
-        if request.progress != nil, case .success(let response) = result {
-            reportCompletion(of: response)
+        if let progress = request.progress, case .success(let response) = result {
+            reportCompletion(of: response, to: progress)
         }
         completion(result)
     }
@@ -204,8 +204,8 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         return .success(TransportResponse(response, body: body))
     }
 
-    private func reportCompletion(of response: TransportResponse) {
-        guard let progress = request.progress else { return }
+    /// Reports the whole body sent and the whole response received.
+    private func reportCompletion(of response: TransportResponse, to progress: ProgressObserver) {
         let sent = request.bodySize ?? 0
         progress.reportSent(sent, of: sent)
         var size = Int64(response.body.count)
