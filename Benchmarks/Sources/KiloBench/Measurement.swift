@@ -66,6 +66,16 @@ enum Memory {
         Int(kilo_bench_heap_in_use())
     }
 
+    /// Starts or stops counting the heap blocks that the whole process allocates and frees.
+    static func countLiveBlocks(_ on: Bool) {
+        kilo_bench_count_live_blocks(on)
+    }
+
+    /// Heap blocks allocated minus those freed while counting was on, by every thread.
+    static func liveBlocks() -> Int {
+        Int(kilo_bench_live_blocks())
+    }
+
     /// Returns free heap pages to the system, so that RSS reflects live memory.
     static func trim() {
         kilo_bench_trim()

@@ -9,6 +9,8 @@ enum MemoryBenchmark {
         var requests: Int
         var residentGrowth: Int
         var heapGrowth: Int
+        /// Heap blocks allocated and not freed over the measured requests, by the whole process.
+        var liveBlockGrowth: Int
         var failures: Int
     }
 
@@ -50,28 +52,33 @@ enum MemoryBenchmark {
             },
         ].filter { options.includes($0.name) }
 
-        var table = Table("row", "requests", "RSS before", "RSS after", "RSS growth", "heap growth", "RSS samples (MiB)")
+        var table = Table(
+            "row", "requests", "RSS before", "RSS after", "RSS growth", "heap growth", "live blocks", "RSS samples (MiB)")
         var results: [Result] = []
         for row in rows {
             var failures = await row.run(1, options.memoryWarmup).failures
             Memory.trim()
             let residentBefore = Memory.residentBytes()
             let heapBefore = Memory.heapInUse()
+            Memory.countLiveBlocks(true)
+            let blocksBefore = Memory.liveBlocks()
             var samples: [String] = []
             for _ in 0..<slices {
                 failures += await row.run(1, perSlice).failures
                 Memory.trim()
                 samples.append(String(format: "%.1f", Double(Memory.residentBytes()) / 1_048_576))
             }
+            let blocksAfter = Memory.liveBlocks()
+            Memory.countLiveBlocks(false)
             let residentAfter = Memory.residentBytes()
             let heapAfter = Memory.heapInUse()
             table.add(
                 row.name, String(total), String(format: "%.1f MiB", Double(residentBefore) / 1_048_576),
                 String(format: "%.1f MiB", Double(residentAfter) / 1_048_576), Format.bytes(residentAfter - residentBefore),
-                Format.bytes(heapAfter - heapBefore), samples.joined(separator: " "))
+                Format.bytes(heapAfter - heapBefore), String(blocksAfter - blocksBefore), samples.joined(separator: " "))
             results.append(
                 Result(name: row.name, requests: total, residentGrowth: residentAfter - residentBefore, heapGrowth: heapAfter - heapBefore,
-                    failures: failures))
+                    liveBlockGrowth: blocksAfter - blocksBefore, failures: failures))
         }
         table.print()
         return results
