@@ -29,12 +29,16 @@ let package = Package(
         ),
         // Counts the calling thread's heap allocations, for the encoders' allocations per operation.
         .target(name: "MallocCounter"),
+        // A function that runs a given number of cache lines of code, each one far from the last
+        // (the experiment rows that measure what code of one's own costs per request).
+        .target(name: "ColdCode"),
         // The clock, statistics and table printing that both benchmark executables use.
         .target(name: "BenchmarkSupport"),
         .executableTarget(
             name: "KiloBench",
             dependencies: [
                 "BenchmarkSupport",
+                "ColdCode",
                 "MallocCounter",
                 .product(name: "Kilo", package: "Kilo"),
                 .product(name: "KiloAsyncHTTPClient", package: "KiloAsyncHTTPClient"),
@@ -55,7 +59,7 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-for target in package.targets where target.name != "MallocCounter" {
+for target in package.targets where !["MallocCounter", "ColdCode"].contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

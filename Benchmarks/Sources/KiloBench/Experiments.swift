@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import ColdCode
 import Foundation
 import Kilo
 import KiloAsyncHTTPClient
@@ -43,6 +44,18 @@ enum Experiments {
                 spin(microseconds: work)
                 touchedMemory.read(kibibytes: kibibytes)
                 let (data, response) = try await RequestBenchmarks.data(for: plainRequest, on: owningTransport.session)
+                blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
+            }
+        }
+
+        /// Raw async code on the caller's session, as SameWork's row, after running `lines` cache
+        /// lines of code before each request (see ColdCode.h).
+        func coldCodeRow(lines: Int32) -> RequestRow {
+            .tasks("experiment: raw async on the caller's session, after \(lines) lines of code of its own") {
+                kilo_bench_cold_code(lines)
+                var request = URLRequest(url: url)
+                request.setValue("application/json", forHTTPHeaderField: "Accept")
+                let (data, response) = try await RequestBenchmarks.data(for: request, on: session)
                 blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
             }
         }
@@ -92,6 +105,13 @@ enum Experiments {
             // URLSession, libcurl and the kernel run between two touches.
             ownSessionRow("experiment: the same, reading the same 16 KiB before each request", work: 0, touching: 16),
             ownSessionRow("experiment: the same, reading the same 64 KiB before each request", work: 0, touching: 64),
+            // What running code of its own costs raw code per request: 64 to 512 cache lines (4 to
+            // 32 KiB) of code, each line far from the last, before each request. With warm caches
+            // 512 lines take well under a microsecond (see Docs/Performance.md).
+            coldCodeRow(lines: 64),
+            coldCodeRow(lines: 128),
+            coldCodeRow(lines: 256),
+            coldCodeRow(lines: 512),
             // The cost of the task delegate that URLSessionTransport(session:) sets on Linux.
             .callbacks("experiment: raw dataTask with a no-op task delegate") { completion in
                 let task = session.dataTask(with: plainRequest) { data, response, error in
