@@ -17,22 +17,27 @@ cold_done:
     .p2align 6
 cold_blocks:
     // Blocks 0 ..< 635 jump forward by 389 lines.
-    .set cold_line, 0
+    .set .Lcold_line, 0
     .rept 635
     .p2align 6
     decl %edi
     jz cold_done
-    jmp cold_blocks + (cold_line + 389) * 64
-    .set cold_line, cold_line + 1
+    jmp cold_blocks + (.Lcold_line + 389) * 64
+    .set .Lcold_line, .Lcold_line + 1
     .endr
     // Blocks 635 ..< 1024 wrap around to line - 635.
     .rept 389
     .p2align 6
     decl %edi
     jz cold_done
-    jmp cold_blocks + (cold_line - 635) * 64
-    .set cold_line, cold_line + 1
+    jmp cold_blocks + (.Lcold_line - 635) * 64
+    .set .Lcold_line, .Lcold_line + 1
     .endr
 
+#endif
+
+#if defined(__ELF__)
+// Every ELF object, even one left empty by the guard above, says that it needs no executable
+// stack; without the note, the linker would make the whole program's stack executable.
     .section .note.GNU-stack, "", @progbits
 #endif

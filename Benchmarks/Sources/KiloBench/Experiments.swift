@@ -51,7 +51,7 @@ enum Experiments {
         /// Raw async code on the caller's session, as SameWork's row, after running `lines` cache
         /// lines of code before each request (see ColdCode.h).
         func coldCodeRow(lines: Int32) -> RequestRow {
-            .tasks("experiment: raw async on the caller's session, after \(lines) lines of code of its own") {
+            .tasks("experiment: raw async on the caller's session, after \(lines) cache lines of code of its own") {
                 kilo_bench_cold_code(lines)
                 var request = URLRequest(url: url)
                 request.setValue("application/json", forHTTPHeaderField: "Accept")

@@ -18,7 +18,9 @@ enum MemoryBenchmark {
         let slices = 5
         let perSlice = max(1, options.memoryRequests / slices)
         let total = perSlice * slices
-        print("== d. Memory: RSS and heap in use (malloc_trim first) around \(total) sequential GET /json, after \(options.memoryWarmup) warm-up requests; sampled every \(perSlice) ==")
+        print(
+            "== d. Memory: RSS and heap in use (malloc_trim first), and the heap blocks the process keeps, around "
+                + "\(total) sequential GET /json, after \(options.memoryWarmup) warm-up requests; sampled every \(perSlice) ==")
         let baseURL = options.baseURL
         let url = baseURL.appendingPathComponent("json")
         let decoder = JSONCoding.makeDecoder()
