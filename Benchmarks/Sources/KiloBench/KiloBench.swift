@@ -101,7 +101,7 @@ enum KiloBench {
         // up to 0.5 MiB by which the rows differ from raw's. The live heap blocks (allocations
         // minus frees, counted by the malloc wrappers over the whole process) may grow by at most
         // half a block per request more than raw's: one object leaked per request adds a whole
-        // one, where over 10,000 requests the rows have kept from about 0.3 fewer to 0.1 more per
+        // one, where over 10,000 requests the rows have kept from about 0.4 fewer to 0.1 more per
         // request than raw. Over fewer requests (--quick) they have kept up to 1.5 fewer, which
         // could hide such a leak, so only 10,000 or more are judged. RSS moves by up to a megabyte
         // either way with the pages the allocator keeps, so it is shown, not judged.
