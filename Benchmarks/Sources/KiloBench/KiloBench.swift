@@ -94,8 +94,9 @@ enum KiloBench {
                 }
             }
         }
-        // URLSession itself grows a little per request on Linux (about 160 B in 4 heap blocks);
-        // Kilo is judged by what it adds to it, two ways. The heap in use (mallinfo2 after
+        // Raw URLSession code's row grows a little per request on Linux (about 160 B in 4 heap
+        // blocks, which URLSession and the benchmark's driver keep); Kilo is judged by what it
+        // adds to that, two ways. The heap in use (mallinfo2 after
         // malloc_trim) may grow by at most 16 B per request more than raw's: it catches a leak of
         // about 50 B per request or more, but a single small object per request can hide in the
         // up to 0.5 MiB by which the rows differ from raw's. The live heap blocks (allocations
