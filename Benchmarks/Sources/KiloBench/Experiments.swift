@@ -53,10 +53,7 @@ enum Experiments {
         func coldCodeRow(lines: Int32) -> RequestRow {
             .tasks("experiment: raw async on the caller's session, after \(lines) cache lines of code of its own") {
                 kilo_bench_cold_code(lines)
-                var request = URLRequest(url: url)
-                request.setValue("application/json", forHTTPHeaderField: "Accept")
-                let (data, response) = try await RequestBenchmarks.data(for: request, on: session)
-                blackHole(try RequestBenchmarks.decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
+                try await RequestBenchmarks.rawAsyncGet(url, on: session, decoder: decoder)
             }
         }
 

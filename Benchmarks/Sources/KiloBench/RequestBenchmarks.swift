@@ -41,6 +41,15 @@ enum RequestBenchmarks {
         }
     }
 
+    /// `GET url` as async code does it by hand (SameWork's raw async row): a `URLRequest` built
+    /// for the request, a continuation around `dataTask`, then the body checked and decoded.
+    static func rawAsyncGet(_ url: URL, on session: URLSession, decoder: JSONDecoder) async throws {
+        var request = URLRequest(url: url)
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        let (data, response) = try await data(for: request, on: session)
+        blackHole(try decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
+    }
+
     /// Checks a raw URLSession completion and decodes its body, as careful callers do.
     static func decode<T: Decodable>(
         _ type: T.Type, data: Data?, response: URLResponse?, error: (any Error)?, decoder: JSONDecoder
@@ -129,10 +138,7 @@ enum RequestBenchmarks {
             // by hand on Linux (a URLRequest built per request), and completion handlers that
             // hand the decoded result to a queue of the caller's, as Kilo's callbacks do.
             .tasks(SameWork.getAsync) {
-                var request = URLRequest(url: url)
-                request.setValue("application/json", forHTTPHeaderField: "Accept")
-                let (data, response) = try await data(for: request, on: session)
-                blackHole(try decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
+                try await rawAsyncGet(url, on: session, decoder: decoder)
             },
             .callbacks(SameWork.getSerialCallback) { completion in
                 rawDataTask(url: url, on: session, decoder: decoder, delivering: completion, on: rawSerialQueue)
