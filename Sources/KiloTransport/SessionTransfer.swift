@@ -215,10 +215,14 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         progress.reportReceived(size, of: size)
     }
 
-    /// Declines an authentication challenge, keeping the response that carried it.
+    /// Answers an authentication challenge: your session's delegate first, if it has one, as it
+    /// would without Kilo; then, if no one supplies credentials, declines it, keeping the response
+    /// that carried it.
     ///
-    /// Linux's URLSession would otherwise wait forever for credentials; declining ends the task
-    /// with "cancelled", which ``finish(body:response:error:)`` turns back into the response.
+    /// On Linux the transfer is the task's delegate (see ``URLSessionTransport``), which takes
+    /// challenges from the session's delegate, so it passes them on. Linux's URLSession would wait
+    /// forever for credentials under default handling; declining ends the task with "cancelled",
+    /// which ``finish(body:response:error:attempt:)`` turns back into the response.
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
@@ -229,13 +233,33 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
             if let response = challenge.failureResponse as? HTTPURLResponse {
                 lock.withLock { challengedResponse = response }
             }
-            // Not on this thread: declining cancels the task, which waits for the session's work
-            // queue, and on a session that delivers events inline this thread is that queue.
-            DispatchQueue.global().async { completionHandler(.cancelAuthenticationChallenge, nil) }
+            // Kilo's own session delegate is what called this transfer: it has no answer of its own.
+            guard let yours = session.delegate as? any URLSessionTaskDelegate, !(yours is SessionDelegate) else {
+                Self.decline(completionHandler)
+                return
+            }
+            yours.urlSession(session, task: task, didReceive: challenge) { disposition, credential in
+                if disposition == .performDefaultHandling {
+                    Self.decline(completionHandler)
+                } else {
+                    completionHandler(disposition, credential)
+                }
+            }
         #else
             completionHandler(.performDefaultHandling, nil)
         #endif
     }
+
+    #if canImport(FoundationNetworking)
+        /// Declines a challenge, off the calling thread: declining cancels the task, which waits for
+        /// the session's work queue, and on a session that delivers events inline this thread is that
+        /// queue.
+        private static func decline(
+            _ completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            DispatchQueue.global().async { completionHandler(.cancelAuthenticationChallenge, nil) }
+        }
+    #endif
 
     /// Sends the request again on a new task: libcurl is about to resend it, and would send it
     /// without its body.

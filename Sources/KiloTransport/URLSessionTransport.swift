@@ -25,9 +25,10 @@ import Foundation
 /// bounded on Linux.
 ///
 /// On Linux, a 401 or 407 response with a `WWW-Authenticate` challenge would never complete
-/// (swift-corelibs-foundation waits for credentials that no one supplies). The transport
-/// declines the challenge and returns the response, with its status and headers but an empty
-/// body.
+/// (swift-corelibs-foundation waits for credentials that no one supplies). Your session's
+/// delegate, if it has one, is asked first, as without Kilo; a challenge that no one answers
+/// with credentials (or that your delegate leaves to default handling) is declined, and the
+/// transport returns the response, with its status and headers but an empty body.
 public struct URLSessionTransport: CallbackTransport {
     /// The session that sends requests.
     ///

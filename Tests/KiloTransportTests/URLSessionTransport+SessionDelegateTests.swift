@@ -1,0 +1,101 @@
+import Foundation
+import KiloTransport
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A session of yours keeps its delegate: it answers authentication challenges as it would
+/// without Kilo, against httpbin's `/basic-auth/{user}/{password}` on 127.0.0.1.
+@Suite(
+    .enabled(
+        if: ProcessInfo.processInfo.environment["KILO_HTTPBIN_URL"] != nil,
+        "needs KILO_HTTPBIN_URL (run Scripts/test.sh)"
+    )
+)
+struct URLSessionTransportSessionDelegateTests {
+    /// One session for the suite, never invalidated (see URLSessionTransportTests).
+    private static let delegate = ChallengeAnsweringDelegate()
+    private static let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+
+    private let baseURL: URL
+
+    init() throws {
+        let string = try #require(ProcessInfo.processInfo.environment["KILO_HTTPBIN_URL"])
+        baseURL = try #require(URL(string: string))
+    }
+
+    /// Sends a GET of `/basic-auth/{user}/{password}`, which the delegate answers by `user`.
+    private func send(user: String, password: String) async throws -> TransportResponse {
+        let url = try #require(URL(string: "basic-auth/\(user)/\(password)", relativeTo: baseURL)?.absoluteURL)
+        let transport = URLSessionTransport(session: Self.session)
+        let request = TransportRequest(method: .get, url: url, timeoutInterval: 5)
+        // A request that hangs on its challenge fails the test instead of the suite.
+        let task = Task { try await transport.send(request) }
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(10))
+            task.cancel()
+        }
+        defer { watchdog.cancel() }
+        return try await task.value
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func yourDelegatesCredentialsAreUsed() async throws {
+        let response = try await send(user: ChallengeAnsweringDelegate.credentialUser, password: "secret")
+        #expect(response.statusCode == 200)
+        #expect(Self.delegate.challenges(for: ChallengeAnsweringDelegate.credentialUser) == 1)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aChallengeYourDelegateDeclinesReturnsTheResponse() async throws {
+        let response = try await send(user: ChallengeAnsweringDelegate.decliningUser, password: "secret")
+        #expect(response.statusCode == 401)
+        #expect(response.headers["www-authenticate"] == #"Basic realm="Fake Realm""#)
+        #expect(Self.delegate.challenges(for: ChallengeAnsweringDelegate.decliningUser) == 1)
+    }
+
+    /// Default handling would wait forever on Linux: the transport declines it instead.
+    @Test(.timeLimit(.minutes(1)))
+    func aChallengeLeftToDefaultHandlingReturnsTheResponse() async throws {
+        let response = try await send(user: ChallengeAnsweringDelegate.defaultUser, password: "secret")
+        #expect(response.statusCode == 401)
+        #expect(Self.delegate.challenges(for: ChallengeAnsweringDelegate.defaultUser) == 1)
+    }
+}
+
+/// Answers a challenge by the user name in the request's path: with that user's credentials,
+/// by declining, or by default handling; and counts the challenges per user.
+private final class ChallengeAnsweringDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    static let credentialUser = "kilo-with-credentials"
+    static let decliningUser = "kilo-declined"
+    static let defaultUser = "kilo-default"
+
+    private let counts = Locked<[String: Int]>([:])
+
+    func challenges(for user: String) -> Int {
+        counts.withLock { $0[user, default: 0] }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        // The path is /basic-auth/{user}/{password}.
+        let components = task.originalRequest?.url?.pathComponents ?? []
+        let user = components.dropLast().last ?? ""
+        let password = components.last ?? ""
+        counts.withLock { $0[user, default: 0] += 1 }
+        switch user {
+        case Self.credentialUser where challenge.previousFailureCount == 0:
+            completionHandler(.useCredential, URLCredential(user: user, password: password, persistence: .none))
+        case Self.defaultUser:
+            completionHandler(.performDefaultHandling, nil)
+        default:
+            completionHandler(.cancelAuthenticationChallenge, nil)
+        }
+    }
+}
