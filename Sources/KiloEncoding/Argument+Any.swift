@@ -108,8 +108,12 @@ extension Argument {
         return .integer(number.intValue)
     }
 
+    /// Whether `value` is `nil`, however many optionals wrap it (a lookup in a `[String: T?]`
+    /// gives a `T??`).
     private static func isNil(_ value: Any) -> Bool {
         let mirror = Mirror(reflecting: value)
-        return mirror.displayStyle == .optional && mirror.children.isEmpty
+        guard mirror.displayStyle == .optional else { return false }
+        guard let wrapped = mirror.children.first else { return true }
+        return isNil(wrapped.value)
     }
 }

@@ -161,6 +161,15 @@ import Testing
         #expect(try Argument(NSNull(), forKey: "k") == .undefined)
     }
 
+    /// A lookup in a `[String: Int?]` gives an `Int??`: `nil` inside an optional is still `nil`.
+    @Test func nilInsideAnOptionalBecomesUndefined() throws {
+        let values: [String: Int?] = ["gone": nil, "kept": 3]
+        #expect(try Argument(values["gone"] as Any, forKey: "k") == .undefined)
+        #expect(try Argument(values["kept"] as Any, forKey: "k") == .integer(3))
+        let deeper: String??? = .some(.some(nil))
+        #expect(try Argument(deeper as Any, forKey: "k") == .undefined)
+    }
+
     @Test func presentOptionalIsUnwrapped() throws {
         let present: Int? = 7
         #expect(try Argument(present as Any, forKey: "k") == .integer(7))
