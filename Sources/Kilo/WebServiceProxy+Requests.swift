@@ -31,7 +31,7 @@ extension WebServiceProxy {
     /// headers.
     ///
     /// - Throws: ``ArgumentEncodingError`` for a bad argument, ``RequestError`` for an invalid
-    ///   path or header. Nothing is sent when it throws.
+    ///   path, method, header or timeout. Nothing is sent when it throws.
     func makeRequest(
         _ method: Method,
         path: String,
@@ -71,7 +71,6 @@ extension WebServiceProxy {
         } else {
             url = try appendingQuery(arguments, to: url, path: path)
         }
-        try headers.validate()
         let request = TransportRequest(
             method: method,
             url: url,
@@ -80,6 +79,7 @@ extension WebServiceProxy {
             timeoutInterval: settings.timeoutInterval,
             progress: progress.map(ProgressObserver.init)
         )
+        try request.validate()
         return PreparedRequest(request: request, streamedBody: streamedBody)
     }
 

@@ -166,6 +166,9 @@ public final class WebServiceProxy: Sendable {
     /// default, leaves it to the transport (for a URL session, its configuration's
     /// `timeoutIntervalForRequest`). The timer restarts whenever data arrives. Use
     /// ``withTimeout(_:)`` for a request that needs its own.
+    ///
+    /// An infinite timeout means no limit. Zero, a negative timeout or NaN makes every request
+    /// fail with ``RequestError/invalidTimeout(_:)`` before anything is sent.
     public var timeoutInterval: TimeInterval? {
         get { settings.withLock { $0.timeoutInterval } }
         set { settings.withLock { $0.timeoutInterval = newValue } }

@@ -76,9 +76,11 @@ public actor FakeTransport: Transport {
     ///
     /// - Parameter request: The request.
     /// - Returns: The handler's response.
-    /// - Throws: ``UnexpectedRequest`` when the fake has no handler, or what the handler throws.
+    /// - Throws: ``RequestError`` for a request that a real transport would not send (see
+    ///   ``TransportRequest/validate()``), ``UnexpectedRequest`` when the fake has no handler, or
+    ///   what the handler throws.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        try request.headers.validate()
+        try request.validate()
         var recorded = request
         if case .file = request.body {
             recorded.body = try request.bodyData().map(TransportRequest.Body.data)

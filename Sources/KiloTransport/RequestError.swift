@@ -10,19 +10,30 @@ import Foundation
 /// ```
 public struct RequestError: Error, Sendable, Hashable {
     private enum Code: Hashable, Sendable {
+        case invalidMethod
         case invalidHeaderName
         case invalidHeaderValue
         case invalidPath
+        case invalidTimeout
     }
 
     private let code: Code
 
-    /// The header name or path at fault.
+    /// The method, header name, path or timeout at fault, as text.
     public let subject: String
 
     private init(_ code: Code, subject: String) {
         self.code = code
         self.subject = subject
+    }
+
+    /// A method's name is empty or holds a character that is not allowed in a method, such as a
+    /// space or a line break (methods are RFC 9110 tokens, as header names are).
+    ///
+    /// - Parameter method: The method's name.
+    /// - Returns: The error.
+    public static func invalidMethod(_ method: String) -> RequestError {
+        RequestError(.invalidMethod, subject: method)
     }
 
     /// A header's name is empty or holds a character that is not allowed in a header name.
@@ -48,15 +59,26 @@ public struct RequestError: Error, Sendable, Hashable {
     public static func invalidPath(_ path: String) -> RequestError {
         RequestError(.invalidPath, subject: path)
     }
+
+    /// A timeout is not a positive number of seconds: zero, negative or NaN. (An infinite one
+    /// means no limit.)
+    ///
+    /// - Parameter timeoutInterval: The timeout as given.
+    /// - Returns: The error.
+    public static func invalidTimeout(_ timeoutInterval: TimeInterval) -> RequestError {
+        RequestError(.invalidTimeout, subject: String(describing: timeoutInterval))
+    }
 }
 
 extension RequestError: LocalizedError {
     /// A sentence that names the problem.
     public var errorDescription: String? {
         switch code {
+        case .invalidMethod: return "The method \"\(subject)\" is not a valid HTTP token."
         case .invalidHeaderName: return "The header name \"\(subject)\" is not a valid HTTP token."
         case .invalidHeaderValue: return "The value of header \"\(subject)\" contains a line break or NUL."
         case .invalidPath: return "The path \"\(subject)\" does not form a valid HTTP URL."
+        case .invalidTimeout: return "The timeout \(subject) is not a positive number of seconds."
         }
     }
 }

@@ -81,4 +81,21 @@ public struct TransportRequest: Sendable, Hashable {
         case nil: return nil
         }
     }
+
+    /// Checks that the request can be sent as it is described; transports call it before they
+    /// send anything.
+    ///
+    /// - Throws: ``RequestError/invalidMethod(_:)`` for a method that is not an RFC 9110 token,
+    ///   ``RequestError/invalidHeaderName(_:)`` or ``RequestError/invalidHeaderValue(_:)`` for a
+    ///   header that cannot be sent (see ``HTTPHeaders/validate()``), and
+    ///   ``RequestError/invalidTimeout(_:)`` for a timeout that is zero, negative or NaN.
+    public func validate() throws {
+        guard HTTPHeaders.isToken(method.rawValue) else {
+            throw RequestError.invalidMethod(method.rawValue)
+        }
+        try headers.validate()
+        if let timeoutInterval, !(timeoutInterval > 0) {
+            throw RequestError.invalidTimeout(timeoutInterval)
+        }
+    }
 }

@@ -12,11 +12,16 @@ extension URLRequest {
     /// `application/octet-stream`, since Linux's URLSession would otherwise call it a form. A
     /// header whose value holds a carriage return, line feed or NUL is left out, as
     /// `setValue(_:forHTTPHeaderField:)` leaves it out (``HTTPHeaders/validate()`` refuses it).
+    /// A timeout of more than about 31 years, an infinite one included, is given as 31 years.
     ///
     /// - Parameter request: The request to convert.
     public init(_ request: TransportRequest) {
         self.init(request, headerNames: nil)
     }
+
+    /// The longest timeout a `URLRequest` is given, about 31 years: longer ones, infinite
+    /// included, mean no limit in practice.
+    static let longestTimeout: TimeInterval = 1_000_000_000
 
     /// Creates a `URLRequest` from a transport request, as ``init(_:)`` does, with header names
     /// capitalized through `headerNames` when given (Linux only).
@@ -45,12 +50,15 @@ extension URLRequest {
             }
         #endif
         if let timeoutInterval = request.timeoutInterval {
+            // An infinite timeout means no limit; Linux's URLSession counts a timeout in whole
+            // milliseconds in an `Int`, and traps on one beyond it.
+            let bounded = min(timeoutInterval, Self.longestTimeout)
             #if canImport(FoundationNetworking)
                 // Linux's URLSession truncates timeouts to whole seconds, so 0.5 s would expire at
                 // once: round up instead.
-                self.timeoutInterval = max(1, timeoutInterval.rounded(.up))
+                self.timeoutInterval = max(1, bounded.rounded(.up))
             #else
-                self.timeoutInterval = timeoutInterval
+                self.timeoutInterval = bounded
             #endif
         }
         if request.body != nil, request.headers["Content-Type"] == nil {

@@ -91,10 +91,11 @@ public struct URLSessionTransport: CallbackTransport {
     ///
     /// - Parameter request: The request to send.
     /// - Returns: The response, whatever its status code.
-    /// - Throws: ``RequestError`` for an invalid header (nothing is sent), the `URLError` the
-    ///   session reports, or the file system's error if the response body file cannot be written.
+    /// - Throws: ``RequestError`` for a request that cannot be sent (nothing is sent; see
+    ///   ``TransportRequest/validate()``), the `URLError` the session reports, or the file
+    ///   system's error if the response body file cannot be written.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        try request.headers.validate()
+        try request.validate()
         let transfer = SessionTransfer(request)
         return try await withTaskCancellationHandler {
             // Not a checked continuation (an object and an atomic exchange per request, to catch
@@ -124,7 +125,7 @@ public struct URLSessionTransport: CallbackTransport {
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) -> TransportTask {
         do {
-            try request.headers.validate()
+            try request.validate()
         } catch {
             DispatchQueue.global().async { completion(.failure(error)) }
             return TransportTask {}

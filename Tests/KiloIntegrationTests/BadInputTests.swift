@@ -224,6 +224,46 @@ struct BadInputTests {
         try await expectNothingSent()
     }
 
+    // MARK: Methods and timeouts
+
+    /// A method goes on the request line as it is: one with a space or a line break would
+    /// rewrite the request.
+    @Test(arguments: ["GET /evil HTTP/1.1\r\nX-Injected: 1\r\nX-Pad:", "", "GET X"])
+    func methodThatIsNotATokenIsRejected(name: String) async throws {
+        let method = HTTPMethod(rawValue: name)
+        await #expect(throws: RequestError.invalidMethod(method.rawValue)) {
+            try await proxy.invoke(method, path: countedPath)
+        }
+        let outcome: CallbackOutcome<Void> = try await callback {
+            proxy.invoke(method, path: countedPath, arguments: ["a": 1], resultHandler: $0)
+        }
+        #expect(outcome.task == nil)
+        #expect(outcome.error as? RequestError == .invalidMethod(method.rawValue))
+        try await expectNothingSent()
+    }
+
+    @Test(arguments: [0, -1, .nan] as [TimeInterval])
+    func timeoutThatIsNotPositiveIsRejected(timeout: TimeInterval) async throws {
+        let proxy = proxy.withTimeout(timeout)
+        await #expect(throws: RequestError.invalidTimeout(timeout)) {
+            try await proxy.invoke(.get, path: countedPath)
+        }
+        let outcome: CallbackOutcome<Void> = try await callback {
+            proxy.invoke(.post, path: countedPath, arguments: ["a": 1], resultHandler: $0)
+        }
+        #expect(outcome.task == nil)
+        #expect(outcome.error as? RequestError == .invalidTimeout(timeout))
+        try await expectNothingSent()
+    }
+
+    /// An endless timeout is sent as a long one: Linux's URLSession traps on one beyond what it
+    /// counts in milliseconds.
+    @Test(arguments: [TimeInterval.infinity, .greatestFiniteMagnitude])
+    func endlessTimeoutMeansNoLimit(timeout: TimeInterval) async throws {
+        try await proxy.withTimeout(timeout).invoke(.get, path: countedPath)
+        #expect(try await FaultServer.count(key) == 1)
+    }
+
     // MARK: Non-finite numbers
 
     @Test(arguments: [Double.nan, .infinity, -.infinity, .signalingNaN])

@@ -132,6 +132,19 @@ import Testing
         #expect(await transport.requests.isEmpty)
     }
 
+    @Test func invalidMethodOrTimeoutIsRejected() async {
+        let transport = FakeTransport(body: "ok")
+        await #expect(throws: RequestError.invalidMethod("GET X")) {
+            try await transport.send(request(HTTPMethod(rawValue: "GET X"), "users"))
+        }
+        await #expect(throws: RequestError.invalidTimeout(0)) {
+            var request = request(.get, "users")
+            request.timeoutInterval = 0
+            _ = try await transport.send(request)
+        }
+        #expect(await transport.requests.isEmpty)
+    }
+
     @Test func invalidHeaderNameIsRejected() async {
         let transport = FakeTransport(body: "ok")
         await #expect(throws: RequestError.invalidHeaderName("X Token")) {

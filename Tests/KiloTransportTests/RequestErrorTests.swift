@@ -7,20 +7,29 @@ import Testing
         #expect(RequestError.invalidHeaderName("X A") == .invalidHeaderName("X A"))
         #expect(RequestError.invalidHeaderValue("X-Token") == .invalidHeaderValue("X-Token"))
         #expect(RequestError.invalidPath("a b") == .invalidPath("a b"))
+        #expect(RequestError.invalidMethod("G T") == .invalidMethod("G T"))
+        #expect(RequestError.invalidTimeout(-1) == .invalidTimeout(-1))
     }
 
     @Test func errorsWithDifferentCausesOrSubjectsDiffer() {
         #expect(RequestError.invalidHeaderName("X") != .invalidHeaderValue("X"))
         #expect(RequestError.invalidHeaderValue("X") != .invalidPath("X"))
         #expect(RequestError.invalidHeaderValue("X") != .invalidHeaderValue("Y"))
-        let all: Set<RequestError> = [.invalidHeaderName("X"), .invalidHeaderValue("X"), .invalidPath("X")]
-        #expect(all.count == 3)
+        #expect(RequestError.invalidTimeout(0) != .invalidTimeout(-1))
+        let all: Set<RequestError> = [
+            .invalidMethod("X"), .invalidHeaderName("X"), .invalidHeaderValue("X"), .invalidPath("X"),
+            .invalidTimeout(0),
+        ]
+        #expect(all.count == 5)
     }
 
     @Test(arguments: [
         (RequestError.invalidHeaderName("X A"), "X A"),
         (.invalidHeaderValue("X-Token"), "X-Token"),
         (.invalidPath("//bad"), "//bad"),
+        (.invalidMethod("GET X"), "GET X"),
+        (.invalidTimeout(-2.5), "-2.5"),
+        (.invalidTimeout(.nan), "nan"),
     ])
     func subjectIsTheNameOrPathAtFault(error: RequestError, subject: String) {
         #expect(error.subject == subject)
@@ -30,6 +39,8 @@ import Testing
         (RequestError.invalidHeaderName("X A"), #"The header name "X A" is not a valid HTTP token."#),
         (.invalidHeaderValue("X-Token"), #"The value of header "X-Token" contains a line break or NUL."#),
         (.invalidPath("//bad"), #"The path "//bad" does not form a valid HTTP URL."#),
+        (.invalidMethod("GET X"), #"The method "GET X" is not a valid HTTP token."#),
+        (.invalidTimeout(0), "The timeout 0.0 is not a positive number of seconds."),
     ])
     func localizedDescriptionNamesTheProblem(error: RequestError, description: String) {
         #expect(error.errorDescription == description)

@@ -78,6 +78,13 @@ import FoundationNetworking
         #expect(request.timeoutInterval == 7)
     }
 
+    /// Linux's URLSession counts a timeout in milliseconds in an `Int`, and traps beyond it.
+    @Test(arguments: [TimeInterval.infinity, .greatestFiniteMagnitude, 1e20])
+    func endlessTimeoutIsGivenAsThirtyOneYears(timeout: TimeInterval) {
+        let request = URLRequest(TransportRequest(method: .get, url: url, timeoutInterval: timeout))
+        #expect(request.timeoutInterval == 1_000_000_000)
+    }
+
     @Test func timeoutKeepsURLRequestsDefaultWhenNil() {
         let request = URLRequest(TransportRequest(method: .get, url: url))
         #expect(request.timeoutInterval == URLRequest(url: url).timeoutInterval)

@@ -93,12 +93,12 @@ public struct AsyncHTTPClientTransport: Transport {
     ///
     /// - Parameter request: The request to send.
     /// - Returns: The response, whatever its status code.
-    /// - Throws: ``RequestError`` for a header that cannot be sent (nothing is sent), `URLError`
+    /// - Throws: ``RequestError`` for a request that cannot be sent (nothing is sent), `URLError`
     ///   for a failure on the way (`URLError.cancelled` when the calling task is cancelled, with
     ///   the client's error as `NSUnderlyingErrorKey`), or the file system's error if the
     ///   response body file cannot be written.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        try request.headers.validate()
+        try request.validate()
         try HTTPClientRequest.validateValues(of: request.headers)
         do {
             guard let interval = IdleTimer.interval(for: request.timeoutInterval) else {
