@@ -10,7 +10,9 @@ extension Argument {
     /// - `String`, `Substring`, `UUID`, `Decimal`, and any other `LosslessStringConvertible`: ``string(_:)``.
     /// - `Bool`: ``boolean(_:)``.
     /// - Integer types: ``integer(_:)`` (an unsigned value above `Int.max` is sent as its digits).
-    /// - `Double`, `Float`: ``number(_:)``.
+    /// - `Double`, `Float` and the other floating-point types, such as `CGFloat`: ``number(_:)``.
+    /// - `NSNumber`, as `JSONSerialization` makes it: by its stored kind (an `NSDecimalNumber`
+    ///   as its exact digits, as a `Decimal`).
     /// - `Date`: ``date(_:)``.
     /// - A file `URL`: ``file(_:)``; any other `URL`: its absolute string.
     /// - An array: ``list(_:)`` of its converted elements.
@@ -88,18 +90,29 @@ extension Argument {
         case is NSNull: return .undefined
         case let integer as any BinaryInteger:
             return Int(exactly: integer).map(Argument.integer) ?? .string("\(integer)")
+        case let floating as any BinaryFloatingPoint:
+            // `CGFloat`, `Float16`, `Float80`: their shortest digits, as for `Float`.
+            return .number(Double("\(floating)") ?? Double(floating))
         default: return nil
         }
     }
 
     /// Reads a Foundation number, as `JSONSerialization` and Objective-C code make them, by
-    /// its stored kind: a Boolean stays a Boolean, and `0` and `1` stay numbers.
+    /// its stored kind: a Boolean stays a Boolean, `0` and `1` stay numbers, a `Float` keeps its
+    /// shortest digits and an `NSDecimalNumber` all of its own, as a `Decimal` does.
     private static func fromFoundation(_ number: NSNumber) -> Argument {
         if type(of: number) == type(of: NSNumber(value: true)) {
             return .boolean(number.boolValue)
         }
+        if let decimal = number as? NSDecimalNumber {
+            return .string(decimal.decimalValue.description)
+        }
         let kind = String(cString: number.objCType)
-        if kind == "f" || kind == "d" {
+        if kind == "f" {
+            let float = number.floatValue
+            return .number(Double(float.description) ?? Double(float))
+        }
+        if kind == "d" {
             return .number(number.doubleValue)
         }
         if kind == "Q", number.uint64Value > UInt64(Int.max) {

@@ -98,6 +98,26 @@ import Testing
         #expect(try Argument(NSNumber(value: 1.5) as Any, forKey: "k") == .number(1.5))
     }
 
+    @Test func foundationFloatKeepsItsShortestDigits() throws {
+        #expect(try Argument(NSNumber(value: Float(0.1)) as Any, forKey: "k") == .number(0.1))
+    }
+
+    @Test func foundationDecimalKeepsAllItsDigits() throws {
+        let number = NSDecimalNumber(string: "12345678901234567890.5", locale: Locale(identifier: "en_US_POSIX"))
+        #expect(try Argument(number as Any, forKey: "k") == .string("12345678901234567890.5"))
+    }
+
+    @Test func otherFloatingPointTypesBecomeNumbers() throws {
+        #expect(try Argument(CGFloat(1.5) as Any, forKey: "k") == .number(1.5))
+        #if !(os(macOS) && arch(x86_64))
+            #expect(try Argument(Float16(0.1) as Any, forKey: "k") == .number(Double("\(Float16(0.1))")!))
+            let nan = try Argument(Float16.nan as Any, forKey: "k")
+            #expect(throws: ArgumentEncodingError.nonFiniteNumber("k")) {
+                try QueryEncoder().encode(["k": nan])
+            }
+        #endif
+    }
+
     @Test func jsonObjectConvertsWithTheRightKinds() throws {
         let json = Data(#"{"page": 1, "first": 0, "all": true, "ratio": 1.5, "gone": null, "ids": [1, 0]}"#.utf8)
         let dictionary = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
