@@ -36,6 +36,27 @@ struct BadInputTests {
         #expect(try await FaultServer.count(key) == 0, "a request reached the server", sourceLocation: sourceLocation)
     }
 
+    /// Checks that an `async` call and a callback call (with an argument) both fail with `error`
+    /// at once, and that nothing reached the server.
+    private func expectRejection(
+        _ error: RequestError,
+        by proxy: WebServiceProxy? = nil,
+        asyncMethod: HTTPMethod = .get,
+        callbackMethod: HTTPMethod = .post,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let proxy = proxy ?? self.proxy
+        await #expect(throws: error, sourceLocation: sourceLocation) {
+            try await proxy.invoke(asyncMethod, path: countedPath)
+        }
+        let outcome: CallbackOutcome<Void> = try await callback {
+            proxy.invoke(callbackMethod, path: countedPath, arguments: ["a": 1], resultHandler: $0)
+        }
+        #expect(outcome.task == nil, sourceLocation: sourceLocation)
+        #expect(outcome.error as? RequestError == error, sourceLocation: sourceLocation)
+        try await expectNothingSent(sourceLocation: sourceLocation)
+    }
+
     // MARK: Control
 
     @Test func requestsWithAKeyInThePathAreCounted() async throws {
@@ -52,15 +73,7 @@ struct BadInputTests {
     @Test(arguments: ["X-Bad\r\nInjected", "X-Bad\nInjected", "X-Bad\rInjected", "", "X Bad", "X-Bad:", "X-Bäd"])
     func invalidHeaderNameIsRejected(name: String) async throws {
         proxy.headers = [name: "1"]
-        await #expect(throws: RequestError.invalidHeaderName(name)) {
-            try await proxy.invoke(.get, path: countedPath)
-        }
-        let outcome: CallbackOutcome<Void> = try await callback {
-            proxy.invoke(.post, path: countedPath, arguments: ["a": 1], resultHandler: $0)
-        }
-        #expect(outcome.task == nil)
-        #expect(outcome.error as? RequestError == .invalidHeaderName(name))
-        try await expectNothingSent()
+        try await expectRejection(.invalidHeaderName(name))
     }
 
     @Test(arguments: ["a\r\nX-Injected: 1", "a\nX-Injected: 1", "a\rb", "a\u{0}b", "\r\n"])
@@ -231,29 +244,12 @@ struct BadInputTests {
     @Test(arguments: ["GET /evil HTTP/1.1\r\nX-Injected: 1\r\nX-Pad:", "", "GET X"])
     func methodThatIsNotATokenIsRejected(name: String) async throws {
         let method = HTTPMethod(rawValue: name)
-        await #expect(throws: RequestError.invalidMethod(method.rawValue)) {
-            try await proxy.invoke(method, path: countedPath)
-        }
-        let outcome: CallbackOutcome<Void> = try await callback {
-            proxy.invoke(method, path: countedPath, arguments: ["a": 1], resultHandler: $0)
-        }
-        #expect(outcome.task == nil)
-        #expect(outcome.error as? RequestError == .invalidMethod(method.rawValue))
-        try await expectNothingSent()
+        try await expectRejection(.invalidMethod(method.rawValue), asyncMethod: method, callbackMethod: method)
     }
 
     @Test(arguments: [0, -1, .nan] as [TimeInterval])
     func timeoutThatIsNotPositiveIsRejected(timeout: TimeInterval) async throws {
-        let proxy = proxy.withTimeout(timeout)
-        await #expect(throws: RequestError.invalidTimeout(timeout)) {
-            try await proxy.invoke(.get, path: countedPath)
-        }
-        let outcome: CallbackOutcome<Void> = try await callback {
-            proxy.invoke(.post, path: countedPath, arguments: ["a": 1], resultHandler: $0)
-        }
-        #expect(outcome.task == nil)
-        #expect(outcome.error as? RequestError == .invalidTimeout(timeout))
-        try await expectNothingSent()
+        try await expectRejection(.invalidTimeout(timeout), by: proxy.withTimeout(timeout))
     }
 
     /// An endless timeout is sent as a long one: Linux's URLSession traps on one beyond what it
