@@ -226,6 +226,18 @@ struct URLSessionTransportTests {
         #expect(try echo(of: response).args == ["from": "post"])
     }
 
+    /// A `PUT`, `PATCH` or `DELETE` keeps its method on a 301 or 302 (only a `POST` becomes a
+    /// `GET`), and becomes a `GET` on a 303: the rules `AsyncHTTPClientTransport` follows too.
+    @Test(arguments: [HTTPMethod.put, .patch, .delete], [301, 302, 303])
+    func otherMethodsKeepTheirMethodOn301And302(method: HTTPMethod, status: Int) async throws {
+        let response = try await transport(.callersSession).send(
+            TransportRequest(method: method, url: url("redirect-to?url=/anything&status_code=\(status)"))
+        )
+        struct Method: Decodable { var method: String }
+        let echoed = try JSONDecoder().decode(Method.self, from: response.body).method
+        #expect(echoed == (status == 303 ? "GET" : method.rawValue))
+    }
+
     @Test(arguments: SessionMode.allCases)
     func responseHeadersAreReadableInAnyCase(mode: SessionMode) async throws {
         let response = try await transport(mode).send(

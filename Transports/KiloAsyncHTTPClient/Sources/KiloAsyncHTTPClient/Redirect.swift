@@ -16,8 +16,9 @@ enum Redirect {
 
     /// The request that a response redirects to, or `nil` when it is not a redirect to follow.
     ///
-    /// 301, 302 and 303 become a `GET` with no body, `Content-Type` or `Content-Length` (a `HEAD`
-    /// stays a `HEAD`); 307 and 308 keep the method, headers and body. Only `http` and `https`
+    /// A 303 becomes a `GET` with no body, `Content-Type` or `Content-Length` (a `HEAD` stays a
+    /// `HEAD`), and so does a `POST` that gets a 301 or 302 (RFC 9110 §15.4); any other request
+    /// keeps its method, headers and body, as a 307 or 308 keeps them. Only `http` and `https`
     /// targets are followed. Credentials are dropped when the target has another scheme, host or
     /// port.
     ///
@@ -37,7 +38,7 @@ enum Redirect {
         }
         var next = request
         next.url = target
-        if statusCode <= 303, request.method != .head {
+        if becomesGET(statusCode, method: request.method) {
             next.method = .get
             next.body = nil
             next.headers["Content-Type"] = nil
@@ -49,6 +50,17 @@ enum Redirect {
             }
         }
         return next
+    }
+
+    /// Whether a redirect turns the request into a `GET`: a 303, unless it is a `HEAD`, and a
+    /// 301 or 302 of a `POST`, as `URLSession` does. A `PUT`, `PATCH` or `DELETE` that became a
+    /// `GET` would report the target's `200` as if it had been done.
+    private static func becomesGET(_ statusCode: Int, method: HTTPMethod) -> Bool {
+        switch statusCode {
+        case 303: method != .head
+        case 301, 302: method == .post
+        default: false
+        }
     }
 
     private static func isSameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {

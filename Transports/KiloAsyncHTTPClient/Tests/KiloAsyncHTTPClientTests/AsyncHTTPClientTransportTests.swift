@@ -244,6 +244,30 @@ struct AsyncHTTPClientTransportTests {
         #expect(echo.header("Content-Type") == nil)
     }
 
+    /// Only a `POST` becomes a `GET` on a 301 or 302: a `PUT`, `PATCH` or `DELETE` made into a
+    /// `GET` would report the target's 200 as if it had been done. A 303 makes any of them a `GET`.
+    @Test(arguments: [HTTPMethod.put, .patch, .delete], [301, 302, 303])
+    func otherMethodsKeepTheirMethodAndBodyOn301And302(method: HTTPMethod, status: Int) async throws {
+        let url = try LiveServers.url(LiveServers.httpbin, "redirect-to?url=/anything&status_code=\(status)")
+        let echo = try echo(
+            try await transport.send(
+                TransportRequest(
+                    method: method,
+                    url: url,
+                    headers: ["Content-Type": "text/plain"],
+                    body: .data(Data("x".utf8))
+                )
+            )
+        )
+        if status == 303 {
+            #expect(echo.method == "GET")
+            #expect(echo.data.isEmpty)
+        } else {
+            #expect(echo.method == method.rawValue)
+            #expect(echo.data == "x")
+        }
+    }
+
     /// Through a client that follows redirects itself (`HTTPClient.shared`) and one that leaves
     /// them to the transport, with a body from memory and one from a file.
     @Test(arguments: [307, 308], [false, true])
