@@ -37,6 +37,9 @@ can check how many requests, retries included, reached the server.
     *    /auth?token=T[&key=K]            401 with `WWW-Authenticate: Bearer` unless the request
                                           has `Authorization: Bearer T`; then 200 with
                                           {"authorized": true, "attempts": n}
+    GET  /gzip-records?n=N                200, application/json with `Content-Encoding: gzip`: a list
+                                          of N records (1,000 by default) that differ only in their
+                                          id: it compresses about 50 times
     GET  /huge?mb=M                       200 with Content-Length M MiB of zeros, streamed; stops
                                           when the client disconnects
     *    /stale-keep-alive                200, {"received": b, "attempts": n} where b is the size of
@@ -53,6 +56,7 @@ self-signed certificate made at start-up (by `openssl`, or the `cryptography` pa
 """
 
 import argparse
+import gzip
 import json
 import os
 import shutil
@@ -239,6 +243,12 @@ class FaultHandler(socketserver.BaseRequestHandler):
         elif path == "/stale-keep-alive":
             self.respond(200, "OK", {"received": len(body), "attempts": n}, close=False)
             self.reset_when_reused()
+        elif path == "/gzip-records":
+            description = "the same text in every record, as a list endpoint often repeats it"
+            records = [{"id": i, "name": "record", "description": description, "active": True}
+                       for i in range(int(query.get("n", "1000")))]
+            self.respond(200, "OK", gzip.compress(json.dumps(records).encode("utf-8")), "application/json",
+                         [("Content-Encoding", "gzip")])
         elif path == "/huge":
             self.stream_zeros(int(float(query.get("mb", "1")) * 1024 * 1024))
         else:

@@ -63,6 +63,18 @@ struct FaultTests {
         #expect(error?.code != .cancelled)
     }
 
+    /// A gzip body that compresses 50 times, as a list of similar records does, arrives
+    /// decompressed (async-http-client's shared configuration refuses more than 25 times).
+    @Test func highlyCompressedResponseIsDecompressed() async throws {
+        struct Record: Decodable, Equatable {
+            var id: Int
+            var active: Bool
+        }
+        let records: [Record] = try await FaultServer.proxy().invoke(.get, path: "gzip-records", arguments: ["n": 1000])
+        #expect(records.count == 1000)
+        #expect(records.last == Record(id: 999, active: true))
+    }
+
     @Test func malformedJSONGivesDecodingError() async throws {
         let proxy = try FaultServer.proxy()
         await #expect(throws: DecodingError.self) {

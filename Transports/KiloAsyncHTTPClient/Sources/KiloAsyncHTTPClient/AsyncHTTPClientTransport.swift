@@ -77,13 +77,14 @@ public struct AsyncHTTPClientTransport: Transport {
     /// timeouts are `URLSession`'s default of 60 seconds (so a request's own
     /// ``TransportRequest/timeoutInterval`` may shorten the idle timeout but not lengthen it; raise
     /// `timeout.read` for requests that need more). Responses compressed with gzip or deflate are
-    /// decompressed, as `URLSession` does.
+    /// decompressed without a limit, as `URLSession` does (`HTTPClient.shared` refuses a body that
+    /// decompresses to more than 25 times its size, which a JSON list of similar records can).
     public static var recommendedConfiguration: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
             certificateVerification: .fullVerification,
             redirectConfiguration: .disallow,
             timeout: HTTPClient.Configuration.Timeout(connect: .seconds(60), read: .seconds(60)),
-            decompression: .enabled(limit: .ratio(25))
+            decompression: .enabled(limit: .none)
         )
         configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
