@@ -38,6 +38,10 @@ extension WebServiceProxy {
 
     /// Downloads an operation's response body to a file, with a callback.
     ///
+    /// Once the body has replaced `destination`, the handler receives the headers even if the
+    /// task is cancelled before the handler runs: the cancellation came too late to leave
+    /// `destination` as it was.
+    ///
     /// - Parameters:
     ///   - method: The HTTP method; `GET` by default.
     ///   - path: The operation's path, relative to ``baseURL``.
@@ -58,6 +62,7 @@ extension WebServiceProxy {
         start(
             { try makeDownload(method, path: path, arguments: arguments, to: destination, progress: progress) },
             perform: { try await self.sendDownload($0, to: destination) },
+            successIsFinal: true,
             resultHandler: resultHandler
         )
     }

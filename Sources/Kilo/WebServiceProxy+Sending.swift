@@ -195,9 +195,20 @@ extension WebServiceProxy {
     /// (`Task.immediate`, where the platform has it): that saves a hand-off to the cooperative
     /// pool, which one request in flight feels as latency. With others in flight, the task starts
     /// on the pool, so that the calling thread (often a serial callback queue) is free for them.
+    ///
+    /// - Parameters:
+    ///   - makeRequest: Builds the request; what it throws goes to the handler, and nothing is
+    ///     sent.
+    ///   - perform: Sends the request and maps its response, in the task.
+    ///   - successIsFinal: Whether a success has already done what cannot be undone (a download
+    ///     has replaced its destination), so that a `cancel()` that comes after it, before the
+    ///     handler runs, must not report it as cancelled.
+    ///   - resultHandler: Receives the result on the callback queue.
+    /// - Returns: The task, or `nil` when the request could not be built.
     func start<T>(
         _ makeRequest: () throws -> PreparedRequest,
         perform: @escaping (PreparedRequest) async throws -> T,
+        successIsFinal: Bool = false,
         resultHandler: @escaping ResultHandler<T>
     ) -> RequestTask? {
         let queue = callbackQueue
@@ -222,9 +233,15 @@ extension WebServiceProxy {
             }
             inFlight.end()
             let outcome = Handoff(value: result)
-            // Cancellation before the handler runs wins, as on the other path: the task may have
-            // finished before `invoke` returned its handle.
-            queue.async { handler.value(requestTask.unlessCancelled(outcome.value)) }
+            // Cancellation before the handler runs wins, as on the other path (the task may have
+            // finished before `invoke` returned its handle), unless the success is final.
+            queue.async {
+                if successIsFinal, case .success = outcome.value {
+                    handler.value(outcome.value)
+                } else {
+                    handler.value(requestTask.unlessCancelled(outcome.value))
+                }
+            }
         }
         if isLone, !Thread.isMainThread, #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
             requestTask.attach(Task.immediate(operation: body))

@@ -49,6 +49,31 @@ import Testing
         #expect(try delivered.get()["content-type"] == "text/plain; charset=utf-8")
         #expect(try String(contentsOf: destination, encoding: .utf8) == "hello")
     }
+
+    /// A cancel that comes after the body replaced the destination cannot put the old file back:
+    /// the handler hears of the download, not of a cancellation.
+    @Test func aCallbackDownloadCancelledAfterItReplacedTheFileReportsSuccess() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
+        let queue = DispatchQueue(label: "kilo.tests.downloads.late-cancel")
+        let proxy = makeProxy(FakeTransport(statusCode: 200, body: "new"), queue: queue)
+        let destination = directory.appendingPathComponent("file.txt")
+        try Data("old".utf8).write(to: destination)
+        let release = DispatchSemaphore(value: 0)
+        queue.async { release.wait() }  // holds the handler back until the file is replaced
+        let delivered: Result<HTTPHeaders, any Error> = await result { handler in
+            let task = proxy.download(path: "file", to: destination, resultHandler: handler)
+            DispatchQueue.global().async {
+                while (try? String(contentsOf: destination, encoding: .utf8)) != "new" {
+                    usleep(1_000)
+                }
+                task?.cancel()
+                release.signal()
+            }
+            return task
+        }
+        #expect(throws: Never.self) { try delivered.get() }
+        #expect(try String(contentsOf: destination, encoding: .utf8) == "new")
+    }
 }
 
 @Suite struct WebServiceProxyProgressAndTimeoutTests {
