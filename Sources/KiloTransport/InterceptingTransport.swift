@@ -28,6 +28,9 @@ public struct InterceptingTransport: Transport {
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         var attempt = 1
         while true {
+            if attempt > 1 {
+                request.progress?.restart()
+            }
             let adapted = try await interceptor.adapt(request)
             let outcome = await Result { try await transport.send(adapted) }
             guard attempt < maximumAttempts, !Task.isCancelled,

@@ -46,6 +46,9 @@ public struct RetryingTransport: Transport {
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         var attempt = 1
         while true {
+            if attempt > 1 {
+                request.progress?.restart()
+            }
             let outcome = await Result { try await transport.send(request) }
             guard !Task.isCancelled,
                 let delay = policy.delay(before: request, isSentAgainAfter: outcome, attempt: attempt, jitter: random())

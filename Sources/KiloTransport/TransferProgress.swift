@@ -62,7 +62,10 @@ public struct TransferProgress: Sendable, Hashable {
 ///
 /// A ``Transport`` reports what it knows with ``reportSent(_:of:)`` and
 /// ``reportReceived(_:of:)``, from any thread; the observer drops reports that would go
-/// backwards and calls the handler with the combined state.
+/// backwards and calls the handler with the combined state. A transport that sends the request
+/// again (``RetryingTransport``, ``InterceptingTransport``) calls ``restart()`` first: the
+/// reports then start over from nothing, once, and the new attempt's bytes replace the last
+/// one's.
 public final class ProgressObserver: Sendable, Hashable {
     private let handler: TransferProgress.Handler
     private let state = Locked(TransferProgress())
@@ -99,6 +102,16 @@ public final class ProgressObserver: Sendable, Hashable {
             progress.bytesReceived = bytes
             progress.expectedBytesToReceive =
                 expected.flatMap { $0 >= 0 ? $0 : nil } ?? progress.expectedBytesToReceive
+            return true
+        }
+    }
+
+    /// Starts the reports over for another attempt at the request: the bytes sent and received
+    /// go back to nothing (the expected size of the body to send stays), and the handler hears
+    /// of it at once if anything had moved.
+    public func restart() {
+        report { progress in
+            progress = TransferProgress(expectedBytesToSend: progress.expectedBytesToSend)
             return true
         }
     }

@@ -16,6 +16,18 @@ import Testing
         #expect(await interceptor.adapted == [request(), request(), request()])
     }
 
+    @Test func progressStartsOverWhenTheRequestIsSentAgain() async throws {
+        let reports = Locked<[TransferProgress]>([])
+        let refused = TransportResponse(statusCode: 401, body: Data(count: 500))
+        let fake = ScriptedOutcomes.transport([.success(refused), .status(200)])
+        var request = request()
+        request.progress = ProgressObserver { progress in reports.withLock { $0.append(progress) } }
+        let response = try await fake.intercepted(by: RecordingInterceptor(retryOn: [401])).send(request)
+        #expect(response.statusCode == 200)
+        let received = reports.withLock { $0 }.map { "\($0.bytesReceived)/\($0.expectedBytesToReceive ?? -1)" }
+        #expect(received == ["500/500", "0/-1", "3/3"])
+    }
+
     @Test func tokenIsRefreshedOnceOn401() async throws {
         let fake = FakeTransport { request in
             TransportResponse(statusCode: request.headers["Authorization"] == "Bearer fresh" ? 200 : 401)
