@@ -89,8 +89,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        if let registration = registration(for: dataTask) {
-            deliver { registration.transfer.append(data, attempt: registration.attempt) }
+        guard let registration = registration(for: dataTask) else { return }
+        let transfer = registration.transfer
+        guard transfer.request.responseBodyFile != nil else {
+            deliver { transfer.append(data, attempt: registration.attempt) }
+            return
+        }
+        // A download: written here and now, so that no chunk waits in memory; only the progress
+        // report, which runs the caller's handler, moves on, one at a time.
+        if transfer.write(data, attempt: registration.attempt) {
+            deliver { transfer.reportBytesWritten() }
         }
     }
 

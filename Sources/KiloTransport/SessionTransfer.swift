@@ -37,6 +37,13 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     private var isCancelled = false
     private var isFinished = false
     private var body = Data()
+    /// The response body file that a download writes as its chunks arrive (see
+    /// ``write(_:attempt:)``), open from the first chunk until the transfer finishes.
+    private var bodyFile: FileHandle?
+    /// The number of bytes written to `bodyFile` by the current attempt.
+    private var bodyFileCount: Int64 = 0
+    /// Whether a ``reportBytesWritten()`` is scheduled and has not run yet.
+    private var isReportOfBytesWrittenWaiting = false
     private var challengedResponse: HTTPURLResponse?
     private var downloadError: (any Error)?
     /// The number of the current task: 0 for the first, one more for each resend. Tasks that a
@@ -109,6 +116,84 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         }
     }
 
+    /// Writes body bytes that a download's data task received to the response body file, at
+    /// once: the file is created (or emptied) at the current attempt's first chunk.
+    ///
+    /// On a failure to write, the error is kept and the task cancelled: the transfer then fails
+    /// with that error.
+    ///
+    /// - Returns: Whether to schedule ``reportBytesWritten()``: `true` when the request has a
+    ///   progress observer and no report is already waiting to run, so that a slow progress
+    ///   handler gets fewer reports instead of a queue of them.
+    func write(_ data: Data, attempt: Int) -> Bool {
+        guard let file = request.responseBodyFile else { return false }
+        let outcome: Result<Bool, any Error>? = lock.withLock {
+            guard attempt == self.attempt, !isFinished, downloadError == nil else { return nil }
+            do {
+                let handle: FileHandle
+                if let bodyFile {
+                    handle = bodyFile
+                } else {
+                    handle = try Self.createEmptyFile(at: file)
+                    bodyFile = handle
+                    bodyFileCount = 0
+                }
+                try handle.write(contentsOf: data)
+                bodyFileCount += Int64(data.count)
+                guard request.progress != nil, !isReportOfBytesWrittenWaiting else { return .success(false) }
+                isReportOfBytesWrittenWaiting = true
+                return .success(true)
+            } catch {
+                downloadError = error
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(let scheduleReport):
+            return scheduleReport
+        case .failure:
+            cancel()
+            return false
+        case nil:
+            return false
+        }
+    }
+
+    /// Reports the bytes that ``write(_:attempt:)`` has written so far to the progress observer.
+    func reportBytesWritten() {
+        let written: (count: Int64, expected: Int64?) = lock.withLock {
+            isReportOfBytesWrittenWaiting = false
+            return (bodyFileCount, task?.response?.expectedContentLength)
+        }
+        request.progress?.reportReceived(written.count, of: written.expected)
+    }
+
+    /// Creates an empty file at `url`, replacing any, and opens it for writing.
+    private static func createEmptyFile(at url: URL) throws -> FileHandle {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        return try FileHandle(forWritingTo: url)
+    }
+
+    /// Closes the response body file that ``write(_:attempt:)`` opened; after a failure, removes
+    /// it too. Called with `lock` held.
+    ///
+    /// - Returns: Whether the body went to the file.
+    private func closeBodyFile(failed: Bool) -> Bool {
+        guard let bodyFile else { return false }
+        self.bodyFile = nil
+        do {
+            try bodyFile.close()
+        } catch {
+            downloadError = downloadError ?? error  // the file may lack its last bytes
+        }
+        if failed || downloadError != nil, let file = request.responseBodyFile {
+            try? FileManager.default.removeItem(at: file)  // a partial body; the error is reported
+        }
+        return true
+    }
+
     /// Moves a download task's file to the response body file. It must happen before the
     /// session's callback returns, when the session deletes the file, unless the file was
     /// parked first (``parkDownload(at:)``).
@@ -178,6 +263,10 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
 
     /// Called with `lock` held.
     private func makeResult(response: URLResponse?, error: (any Error)?) -> Result<TransportResponse, any Error> {
+        let wroteBodyFile = closeBodyFile(failed: error != nil)
+        if let downloadError {
+            return .failure(downloadError)  // the first thing that went wrong: a cancellation may follow it
+        }
         if let error {
             // A declined challenge ends in "cancelled": return the challenge's own response,
             // unless the caller really did cancel.
@@ -186,11 +275,11 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
             }
             return .failure((error as? URLError)?.normalized() ?? error)
         }
-        if let downloadError {
-            return .failure(downloadError)
-        }
         guard let response = response as? HTTPURLResponse else {
             return .failure(URLError(.badServerResponse))
+        }
+        if wroteBodyFile {
+            return .success(TransportResponse(response, body: Data()))
         }
         if let file = request.responseBodyFile, case .file = request.body {
             // An upload whose response goes to a file: the body arrived in memory.
@@ -293,6 +382,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
             guard let resender, attempt < Self.maximumResends else { return .fail(attempt) }
             attempt += 1
             task = nil
+            _ = closeBodyFile(failed: true)  // the new attempt writes the file from its start
             return .resend(resender.transport, resender.request)
         }
         switch step {

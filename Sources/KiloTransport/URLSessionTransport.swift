@@ -165,10 +165,14 @@ public struct URLSessionTransport: CallbackTransport {
     /// Only a request that asks for progress gets a delegate-driven task: the per-chunk
     /// callbacks cost (on Linux, about 25,000 operations on the delegate queue for a 1 GiB
     /// upload), so other requests use completion handlers, and the delegate sees only their
-    /// authentication challenges. A download always uses a completion handler: on Linux, a
-    /// download delegate's per-chunk callbacks keep each chunk in memory until the delegate queue
-    /// runs them, so a busy queue would hold much of the body. Downloads therefore report
-    /// progress only at their ends.
+    /// authentication challenges.
+    ///
+    /// A download to a file is, on Linux, a delegate-driven data task whose chunks the transfer
+    /// writes to the file at once, on the session's work queue, as URLSession writes a download
+    /// task's file there: nothing waits in memory, and a failed download leaves no file behind
+    /// (a download task's own temporary file is not removed when the task fails). Elsewhere a
+    /// download uses a download task with a completion handler, and reports progress only at its
+    /// ends: a download delegate's per-chunk callbacks wait in memory for the delegate queue.
     private func makeTask(
         _ urlRequest: URLRequest,
         for transfer: SessionTransfer,
@@ -180,6 +184,10 @@ public struct URLSessionTransport: CallbackTransport {
             task = session.uploadTask(with: urlRequest, fromFile: fileURL)
         case (_, nil, .some):
             task = session.dataTask(with: urlRequest)
+        #if canImport(FoundationNetworking)
+            case (.data, .some, _), (nil, .some, _):
+                task = session.dataTask(with: urlRequest)
+        #endif
         default:
             let task = makeTaskWithCompletionHandler(urlRequest, for: transfer)
             let identifier = task.taskIdentifier

@@ -1,0 +1,87 @@
+import Foundation
+import KiloTransport
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+
+/// On Linux a session of the transport's own writes a download to its file as the bytes arrive,
+/// and a download that fails leaves no file behind: a download task's own temporary file would
+/// stay in the temporary directory. Against the fault server on 127.0.0.1.
+@Suite(
+    .enabled(
+        if: ProcessInfo.processInfo.environment["KILO_FAULT_URL"] != nil,
+        "needs KILO_FAULT_URL (run Scripts/test.sh)"
+    ),
+    .timeLimit(.minutes(1))
+)
+struct URLSessionTransportDownloadTests {
+    private static let transport = URLSessionTransport(configuration: .ephemeral)
+    private let baseURL: URL
+    private let directory: URL
+
+    init() throws {
+        let string = try #require(ProcessInfo.processInfo.environment["KILO_FAULT_URL"])
+        baseURL = try #require(URL(string: string))
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("kilo-downloads-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    @Test func theFileGrowsAsTheBodyArrivesAndACancelledDownloadRemovesIt() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
+        let file = directory.appendingPathComponent("body.part")
+        let sizeAtOneMiB = Locked<Int64?>(nil)
+        let download = Locked<Task<TransportResponse, any Error>?>(nil)
+        // Cancels from the first report of 1 MiB, while the other 2 GiB are still to come.
+        let progress = ProgressObserver { progress in
+            guard progress.bytesReceived >= 1 << 20, sizeAtOneMiB.withLock({ $0 }) == nil else { return }
+            let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
+            sizeAtOneMiB.withLock { $0 = (attributes?[.size] as? NSNumber)?.int64Value ?? 0 }
+            download.withLock { $0 }?.cancel()
+        }
+        let request = TransportRequest(
+            method: .get,
+            url: try #require(URL(string: "huge?mb=2048", relativeTo: baseURL)),
+            responseBodyFile: file,
+            progress: progress
+        )
+        let transport = Self.transport
+        let task = Task { try await transport.send(request) }
+        download.withLock { $0 = task }
+        if sizeAtOneMiB.withLock({ $0 }) != nil {
+            task.cancel()  // the report came before the task was stored
+        }
+        let error = await #expect(throws: URLError.self) { try await task.value }
+        #expect(error?.code == .cancelled)
+        #expect((sizeAtOneMiB.withLock { $0 } ?? 0) >= 1 << 20, "the bytes went somewhere else first")
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
+    @Test func aDownloadCutShortRemovesItsFile() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
+        let file = directory.appendingPathComponent("body.part")
+        let request = TransportRequest(
+            method: .get,
+            url: try #require(URL(string: "drop", relativeTo: baseURL)),
+            responseBodyFile: file
+        )
+        await #expect(throws: URLError.self) { try await Self.transport.send(request) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test func aWholeDownloadIsInItsFile() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
+        let file = directory.appendingPathComponent("body.part")
+        let request = TransportRequest(
+            method: .get,
+            url: try #require(URL(string: "huge?mb=3", relativeTo: baseURL)),
+            responseBodyFile: file
+        )
+        let response = try await Self.transport.send(request)
+        #expect(response.statusCode == 200)
+        #expect(response.body.isEmpty)
+        let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber
+        #expect(size?.int64Value == 3 << 20)
+    }
+}
+#endif
