@@ -17,15 +17,11 @@ import Testing
     }
 
     @Test func progressStartsOverWhenTheRequestIsSentAgain() async throws {
-        let reports = Locked<[TransferProgress]>([])
-        let refused = TransportResponse(statusCode: 401, body: Data(count: 500))
-        let fake = ScriptedOutcomes.transport([.success(refused), .status(200)])
-        var request = request()
-        request.progress = ProgressObserver { progress in reports.withLock { $0.append(progress) } }
-        let response = try await fake.intercepted(by: RecordingInterceptor(retryOn: [401])).send(request)
-        #expect(response.statusCode == 200)
-        let received = reports.withLock { $0 }.map { "\($0.bytesReceived)/\($0.expectedBytesToReceive ?? -1)" }
-        #expect(received == ["500/500", "0/-1", "3/3"])
+        let outcome = try await ReceivedProgress.acrossTwoAttempts(firstStatus: 401, firstBodySize: 500) {
+            $0.intercepted(by: RecordingInterceptor(retryOn: [401]))
+        }
+        #expect(outcome.statusCode == 200)
+        #expect(outcome.reports == ["500/500", "0/-1", "3/3"])
     }
 
     @Test func tokenIsRefreshedOnceOn401() async throws {

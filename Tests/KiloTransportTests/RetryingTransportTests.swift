@@ -28,15 +28,11 @@ import Testing
     /// A retry starts the progress over: the reports end with the last attempt's bytes, even when
     /// the failed attempt received more.
     @Test func progressStartsOverAtEachRetry() async throws {
-        let reports = Locked<[TransferProgress]>([])
-        let failed = TransportResponse(statusCode: 503, body: Data(count: 1000))
-        let fake = ScriptedOutcomes.transport([.success(failed), .status(200)])
-        var request = request()
-        request.progress = ProgressObserver { progress in reports.withLock { $0.append(progress) } }
-        let response = try await retrying(fake).send(request)
-        #expect(response.statusCode == 200)
-        let received = reports.withLock { $0 }.map { "\($0.bytesReceived)/\($0.expectedBytesToReceive ?? -1)" }
-        #expect(received == ["1000/1000", "0/-1", "3/3"])
+        let outcome = try await ReceivedProgress.acrossTwoAttempts(firstStatus: 503, firstBodySize: 1000) {
+            retrying($0)
+        }
+        #expect(outcome.statusCode == 200)
+        #expect(outcome.reports == ["1000/1000", "0/-1", "3/3"])
     }
 
     @Test func fullJitterDoublesTheSmallestDelays() async throws {

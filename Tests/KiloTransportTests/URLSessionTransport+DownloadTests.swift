@@ -20,6 +20,16 @@ struct URLSessionTransportDownloadTests {
     private let baseURL: URL
     private let directory: URL
 
+    /// A download of the fault server's `path` to `body.part` in the test's directory.
+    private func download(_ path: String, progress: ProgressObserver? = nil) throws -> TransportRequest {
+        TransportRequest(
+            method: .get,
+            url: try #require(URL(string: path, relativeTo: baseURL)),
+            responseBodyFile: directory.appendingPathComponent("body.part"),
+            progress: progress
+        )
+    }
+
     init() throws {
         let string = try #require(ProcessInfo.processInfo.environment["KILO_FAULT_URL"])
         baseURL = try #require(URL(string: string))
@@ -31,23 +41,18 @@ struct URLSessionTransportDownloadTests {
         defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
         let file = directory.appendingPathComponent("body.part")
         let sizeAtOneMiB = Locked<Int64?>(nil)
-        let download = Locked<Task<TransportResponse, any Error>?>(nil)
+        let running = Locked<Task<TransportResponse, any Error>?>(nil)
         // Cancels from the first report of 1 MiB, while the other 2 GiB are still to come.
         let progress = ProgressObserver { progress in
             guard progress.bytesReceived >= 1 << 20, sizeAtOneMiB.withLock({ $0 }) == nil else { return }
             let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
             sizeAtOneMiB.withLock { $0 = (attributes?[.size] as? NSNumber)?.int64Value ?? 0 }
-            download.withLock { $0 }?.cancel()
+            running.withLock { $0 }?.cancel()
         }
-        let request = TransportRequest(
-            method: .get,
-            url: try #require(URL(string: "huge?mb=2048", relativeTo: baseURL)),
-            responseBodyFile: file,
-            progress: progress
-        )
+        let request = try download("huge?mb=2048", progress: progress)
         let transport = Self.transport
         let task = Task { try await transport.send(request) }
-        download.withLock { $0 = task }
+        running.withLock { $0 = task }
         if sizeAtOneMiB.withLock({ $0 }) != nil {
             task.cancel()  // the report came before the task was stored
         }
@@ -59,27 +64,18 @@ struct URLSessionTransportDownloadTests {
 
     @Test func aDownloadCutShortRemovesItsFile() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
-        let file = directory.appendingPathComponent("body.part")
-        let request = TransportRequest(
-            method: .get,
-            url: try #require(URL(string: "drop", relativeTo: baseURL)),
-            responseBodyFile: file
-        )
+        let request = try download("drop")
         await #expect(throws: URLError.self) { try await Self.transport.send(request) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
     @Test func aWholeDownloadIsInItsFile() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
-        let file = directory.appendingPathComponent("body.part")
-        let request = TransportRequest(
-            method: .get,
-            url: try #require(URL(string: "huge?mb=3", relativeTo: baseURL)),
-            responseBodyFile: file
-        )
+        let request = try download("huge?mb=3")
         let response = try await Self.transport.send(request)
         #expect(response.statusCode == 200)
         #expect(response.body.isEmpty)
+        let file = try #require(request.responseBodyFile)
         let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber
         #expect(size?.int64Value == 3 << 20)
     }

@@ -26,6 +26,41 @@ actor ScriptedOutcomes {
     }
 }
 
+/// Records a request's progress reports, as `received/expected` strings (`-1` for unknown).
+final class ReceivedProgress: Sendable {
+    private let reports = Locked<[String]>([])
+
+    /// An observer that records into this.
+    var observer: ProgressObserver {
+        ProgressObserver { progress in
+            self.reports.withLock { $0.append("\(progress.bytesReceived)/\(progress.expectedBytesToReceive ?? -1)") }
+        }
+    }
+
+    /// The reports so far, in order.
+    var all: [String] {
+        reports.withLock { $0 }
+    }
+
+    /// Sends a GET, with a progress observer, through `wrap` around a fake transport that answers
+    /// first with `firstStatus` and a body of `firstBodySize` bytes, then with a 200 and "200".
+    ///
+    /// - Returns: The final status code and the progress reports.
+    static func acrossTwoAttempts(
+        firstStatus: Int,
+        firstBodySize: Int,
+        through wrap: (FakeTransport) -> any Transport
+    ) async throws -> (statusCode: Int, reports: [String]) {
+        let received = ReceivedProgress()
+        let first = TransportResponse(statusCode: firstStatus, body: Data(count: firstBodySize))
+        let fake = ScriptedOutcomes.transport([.success(first), .status(200)])
+        var request = TransportRequest(method: .get, url: URL(string: "https://api.example.com/items")!)
+        request.progress = received.observer
+        let response = try await wrap(fake).send(request)
+        return (response.statusCode, received.all)
+    }
+}
+
 /// The delays a ``RetryingTransport`` asked to sleep, in order.
 actor RecordedDelays {
     private(set) var delays: [TimeInterval] = []
