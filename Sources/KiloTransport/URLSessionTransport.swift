@@ -7,7 +7,7 @@ import Foundation
 /// A ``Transport`` that sends requests with a `URLSession`.
 ///
 /// Data bodies are sent from memory; file bodies are streamed from disk by an upload task, and a
-/// ``TransportRequest/responseBodyFile`` is filled by a download task, so bodies of any size
+/// ``TransportRequest/responseBodyFile`` is filled as the body arrives, so bodies of any size
 /// move in bounded memory. Cancelling the calling Swift task cancels the `URLSessionTask`, which
 /// then fails with `URLError.cancelled`.
 ///
@@ -21,8 +21,12 @@ import Foundation
 ///   session's delegate keeps working. Progress is reported only when a request starts and
 ///   when it ends.
 ///
-/// Either way, a download to a file reports progress only at its ends, which keeps its memory
-/// bounded on Linux.
+/// A download to a file (a ``TransportRequest/responseBodyFile``) goes, on a session the
+/// transport owns on Linux, through a data task whose chunks the transport writes to the file as
+/// they arrive, reporting progress as it goes; a download that fails leaves no file. Otherwise it
+/// goes through a download task, which reports progress only at its ends, and on Linux leaves its
+/// own temporary file behind (`UUID.tmp` in the temporary directory) when the transfer fails:
+/// swift-corelibs-foundation neither removes it nor says where it is.
 ///
 /// On Linux, a 401 or 407 response with a `WWW-Authenticate` challenge would never complete
 /// (swift-corelibs-foundation waits for credentials that no one supplies). Your session's
