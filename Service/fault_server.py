@@ -17,8 +17,9 @@ can check how many requests, retries included, reached the server.
     GET  /ok                              200, {"ok": true}
     GET  /health                          200, text/plain "ok"
     GET  /count?key=K                     200, {"key": K, "count": n}: requests counted under K so far
-    *    /drop                            status line and headers with Content-Length 1000, then 10
-                                          bytes of body, then the connection is closed
+    *    /drop[?mark=M]                   status line and headers with Content-Length 1000, then 10
+                                          bytes of body (or M, if given), then the connection is
+                                          closed
     *    /reset                           reads the request, then resets the connection (TCP RST)
                                           without any response
     *    /hang                            reads the request and never answers, until the client
@@ -209,7 +210,7 @@ class FaultHandler(socketserver.BaseRequestHandler):
         elif path == "/count":
             self.respond(200, "OK", {"key": key, "count": current_count(key)})
         elif path == "/drop":
-            self.drop_mid_body()
+            self.drop_mid_body(query.get("mark", '{"attempts').encode("utf-8"))
         elif path == "/reset":
             self.reset()
         elif path == "/hang":
@@ -254,10 +255,11 @@ class FaultHandler(socketserver.BaseRequestHandler):
         else:
             self.respond(404, "Not Found", b"no such endpoint\n", "text/plain; charset=utf-8")
 
-    def drop_mid_body(self):
-        """Promises 1000 bytes of body, sends 10, and closes the connection."""
+    def drop_mid_body(self, partial=b'{"attempts'):
+        """Promises 1000 bytes of body, sends the partial body (10 bytes by default), and closes
+        the connection."""
         self.send_head(200, "OK", [("Content-Type", "application/json")], 1000)
-        self.request.sendall(b'{"attempts')
+        self.request.sendall(partial[:999])
         self.request.shutdown(socket.SHUT_RDWR)
 
     def stream_zeros(self, length):

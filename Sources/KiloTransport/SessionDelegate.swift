@@ -7,8 +7,10 @@ import Foundation
 /// The delegate of a session that ``URLSessionTransport`` owns: it routes each task's events to
 /// the ``SessionTransfer`` that started it.
 ///
-/// It is not a download delegate: downloads use completion handlers (see
-/// ``URLSessionTransport``), and only their authentication challenges come here.
+/// It is not a download delegate. On Linux a download to a file is a data task whose chunks come
+/// here and are written to the file at once, on the session's work queue; elsewhere downloads use
+/// completion handlers, and only their authentication challenges come here (see
+/// ``URLSessionTransport``).
 ///
 /// When the session delivers its events inline, on its own work queue (see
 /// ``ImmediateOperationQueue``), the delegate moves each event to a serial queue of its own,

@@ -44,6 +44,9 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     private var bodyFileCount: Int64 = 0
     /// Whether a ``reportBytesWritten()`` is scheduled and has not run yet.
     private var isReportOfBytesWrittenWaiting = false
+    /// Whether this transfer writes the response body file itself, chunk by chunk (see
+    /// ``writesBodyFileItself()``).
+    private var writesBodyFile = false
     private var challengedResponse: HTTPURLResponse?
     private var downloadError: (any Error)?
     /// The number of the current task: 0 for the first, one more for each resend. Tasks that a
@@ -116,6 +119,13 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         }
     }
 
+    /// Marks the transfer as one whose task hands it the body chunk by chunk, for
+    /// ``write(_:attempt:)``: an empty body then still leaves an empty file, replacing any; call
+    /// it before ``start(_:)``.
+    func writesBodyFileItself() {
+        lock.withLock { writesBodyFile = true }
+    }
+
     /// Writes body bytes that a download's data task received to the response body file, at
     /// once: the file is created (or emptied) at the current attempt's first chunk.
     ///
@@ -169,10 +179,10 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     }
 
     /// Creates an empty file at `url`, replacing any, and opens it for writing.
+    ///
+    /// - Throws: The file system's error, with its cause (a missing directory, no permission).
     private static func createEmptyFile(at url: URL) throws -> FileHandle {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-        }
+        try Data().write(to: url)
         return try FileHandle(forWritingTo: url)
     }
 
@@ -279,6 +289,15 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
             return .failure(URLError(.badServerResponse))
         }
         if wroteBodyFile {
+            return .success(TransportResponse(response, body: Data()))
+        }
+        if writesBodyFile, let file = request.responseBodyFile {
+            // No chunk came (a 204, an empty body, a HEAD): the file is still the body, empty.
+            do {
+                try Self.createEmptyFile(at: file).close()
+            } catch {
+                return .failure(error)
+            }
             return .success(TransportResponse(response, body: Data()))
         }
         if let file = request.responseBodyFile, case .file = request.body {

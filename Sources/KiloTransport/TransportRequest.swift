@@ -23,6 +23,11 @@ public struct TransportRequest: Sendable, Hashable {
     public var timeoutInterval: TimeInterval?
     /// A file to stream the response body to, replacing any file there, instead of returning it
     /// in ``TransportResponse/body``; `nil` keeps the body in memory.
+    ///
+    /// The file may be written as the body arrives (it is, on Linux, by a ``URLSessionTransport``
+    /// that owns its session), and is then removed if the transfer fails: to keep a file until a
+    /// download succeeds, give a new path here and move the file over it afterwards, as
+    /// `WebServiceProxy`'s downloads do.
     public var responseBodyFile: URL?
     /// Receives the transfer's progress, if anyone is interested.
     public var progress: ProgressObserver?

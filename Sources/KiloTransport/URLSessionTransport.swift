@@ -190,6 +190,7 @@ public struct URLSessionTransport: CallbackTransport {
             task = session.dataTask(with: urlRequest)
         #if canImport(FoundationNetworking)
             case (.data, .some, _), (nil, .some, _):
+                transfer.writesBodyFileItself()
                 task = session.dataTask(with: urlRequest)
         #endif
         default:

@@ -62,11 +62,34 @@ struct URLSessionTransportDownloadTests {
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }
 
-    @Test func aDownloadCutShortRemovesItsFile() async throws {
+    /// Neither the file nor a download task's own temporary file stays: the partial body, a mark
+    /// of this test's, is found nowhere in the temporary directory.
+    @Test func aDownloadCutShortLeavesNoFile() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
-        let request = try download("drop")
+        let mark = "kilo-partial-body-\(UUID().uuidString)"
+        let request = try download("drop?mark=\(mark)")
         await #expect(throws: URLError.self) { try await Self.transport.send(request) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        let temporary = FileManager.default.temporaryDirectory
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { name in
+            let url = temporary.appendingPathComponent(name)
+            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
+            return size == mark.utf8.count && (try? String(contentsOf: url, encoding: .utf8)) == mark
+        }
+        #expect(leftovers.isEmpty, "the partial body stayed in \(leftovers)")
+    }
+
+    /// An empty body (no chunk ever comes) still replaces the file, as a download task does.
+    @Test func anEmptyBodyLeavesAnEmptyFile() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
+        var request = try download("echo")
+        request.method = .post
+        let file = try #require(request.responseBodyFile)
+        try Data("stale contents".utf8).write(to: file)
+        let response = try await Self.transport.send(request)
+        #expect(response.statusCode == 200)
+        let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber
+        #expect(size?.intValue == 0)
     }
 
     @Test func aWholeDownloadIsInItsFile() async throws {

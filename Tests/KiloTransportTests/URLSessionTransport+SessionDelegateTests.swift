@@ -26,9 +26,14 @@ struct URLSessionTransportSessionDelegateTests {
         baseURL = try #require(URL(string: string))
     }
 
-    /// Sends a GET of `/basic-auth/{user}/{password}`, which the delegate answers by `user`.
-    private func send(user: String, password: String) async throws -> TransportResponse {
-        let url = try #require(URL(string: "basic-auth/\(user)/\(password)", relativeTo: baseURL)?.absoluteURL)
+    /// Sends a GET of `/basic-auth/{user}/{password}` as a user of its own whose name starts with
+    /// `prefix`, which tells the delegate how to answer (a name per test keeps the counts apart
+    /// across runs).
+    ///
+    /// - Returns: The response, and how many challenges the delegate was asked to answer.
+    private func send(as prefix: String) async throws -> (response: TransportResponse, challenges: Int) {
+        let user = "\(prefix)-\(UUID().uuidString)"
+        let url = try #require(URL(string: "basic-auth/\(user)/secret", relativeTo: baseURL)?.absoluteURL)
         let transport = URLSessionTransport(session: Self.session)
         let request = TransportRequest(method: .get, url: url, timeoutInterval: 5)
         // A request that hangs on its challenge fails the test instead of the suite.
@@ -38,35 +43,36 @@ struct URLSessionTransportSessionDelegateTests {
             task.cancel()
         }
         defer { watchdog.cancel() }
-        return try await task.value
+        let response = try await task.value
+        return (response, Self.delegate.challenges(for: user))
     }
 
     @Test(.timeLimit(.minutes(1)))
     func yourDelegatesCredentialsAreUsed() async throws {
-        let response = try await send(user: ChallengeAnsweringDelegate.credentialUser, password: "secret")
-        #expect(response.statusCode == 200)
-        #expect(Self.delegate.challenges(for: ChallengeAnsweringDelegate.credentialUser) == 1)
+        let outcome = try await send(as: ChallengeAnsweringDelegate.credentialUser)
+        #expect(outcome.response.statusCode == 200)
+        #expect(outcome.challenges == 1)
     }
 
     @Test(.timeLimit(.minutes(1)))
     func aChallengeYourDelegateDeclinesReturnsTheResponse() async throws {
-        let response = try await send(user: ChallengeAnsweringDelegate.decliningUser, password: "secret")
-        #expect(response.statusCode == 401)
-        #expect(response.headers["www-authenticate"] == #"Basic realm="Fake Realm""#)
-        #expect(Self.delegate.challenges(for: ChallengeAnsweringDelegate.decliningUser) == 1)
+        let outcome = try await send(as: ChallengeAnsweringDelegate.decliningUser)
+        #expect(outcome.response.statusCode == 401)
+        #expect(outcome.response.headers["www-authenticate"] == #"Basic realm="Fake Realm""#)
+        #expect(outcome.challenges == 1)
     }
 
     /// Default handling would wait forever on Linux: the transport declines it instead.
     @Test(.timeLimit(.minutes(1)))
     func aChallengeLeftToDefaultHandlingReturnsTheResponse() async throws {
-        let response = try await send(user: ChallengeAnsweringDelegate.defaultUser, password: "secret")
-        #expect(response.statusCode == 401)
-        #expect(Self.delegate.challenges(for: ChallengeAnsweringDelegate.defaultUser) == 1)
+        let outcome = try await send(as: ChallengeAnsweringDelegate.defaultUser)
+        #expect(outcome.response.statusCode == 401)
+        #expect(outcome.challenges == 1)
     }
 }
 
-/// Answers a challenge by the user name in the request's path: with that user's credentials,
-/// by declining, or by default handling; and counts the challenges per user.
+/// Answers a challenge by the prefix of the user name in the request's path: with that user's
+/// credentials, by declining, or by default handling; and counts the challenges per user.
 private final class ChallengeAnsweringDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     static let credentialUser = "kilo-with-credentials"
     static let decliningUser = "kilo-declined"
@@ -89,12 +95,11 @@ private final class ChallengeAnsweringDelegate: NSObject, URLSessionTaskDelegate
         let user = components.dropLast().last ?? ""
         let password = components.last ?? ""
         counts.withLock { $0[user, default: 0] += 1 }
-        switch user {
-        case Self.credentialUser where challenge.previousFailureCount == 0:
+        if user.hasPrefix(Self.credentialUser), challenge.previousFailureCount == 0 {
             completionHandler(.useCredential, URLCredential(user: user, password: password, persistence: .none))
-        case Self.defaultUser:
+        } else if user.hasPrefix(Self.defaultUser) {
             completionHandler(.performDefaultHandling, nil)
-        default:
+        } else {
             completionHandler(.cancelAuthenticationChallenge, nil)
         }
     }
