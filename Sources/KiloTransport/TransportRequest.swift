@@ -21,6 +21,10 @@ public struct TransportRequest: Sendable, Hashable {
     /// How long the request may wait for data before it fails with `URLError.timedOut`, or `nil`
     /// for the transport's default.
     public var timeoutInterval: TimeInterval?
+    /// The longest timeout a transport applies, about 31 years: a longer one, an infinite one
+    /// included, means no limit in practice (Linux's URLSession traps on one it cannot count in
+    /// milliseconds).
+    public static let longestTimeout: TimeInterval = 1_000_000_000
     /// A file to stream the response body to, replacing any file there, instead of returning it
     /// in ``TransportResponse/body``; `nil` keeps the body in memory.
     ///

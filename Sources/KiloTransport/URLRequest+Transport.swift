@@ -19,10 +19,6 @@ extension URLRequest {
         self.init(request, headerNames: nil)
     }
 
-    /// The longest timeout a `URLRequest` is given, about 31 years: longer ones, infinite
-    /// included, mean no limit in practice.
-    static let longestTimeout: TimeInterval = 1_000_000_000
-
     /// Creates a `URLRequest` from a transport request, as ``init(_:)`` does, with header names
     /// capitalized through `headerNames` when given (Linux only).
     ///
@@ -52,7 +48,7 @@ extension URLRequest {
         if let timeoutInterval = request.timeoutInterval {
             // An infinite timeout means no limit; Linux's URLSession counts a timeout in whole
             // milliseconds in an `Int`, and traps on one beyond it.
-            let bounded = min(timeoutInterval, Self.longestTimeout)
+            let bounded = min(timeoutInterval, TransportRequest.longestTimeout)
             #if canImport(FoundationNetworking)
                 // Linux's URLSession truncates timeouts to whole seconds, so 0.5 s would expire at
                 // once: round up instead.

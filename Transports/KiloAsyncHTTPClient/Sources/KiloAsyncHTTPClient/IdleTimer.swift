@@ -1,4 +1,5 @@
 import Foundation
+import Kilo
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -32,7 +33,7 @@ final class IdleTimer: Sendable {
     /// - Returns: The interval.
     static func interval(for timeoutInterval: TimeInterval?) -> TimeAmount? {
         guard let timeoutInterval, timeoutInterval > 0, timeoutInterval.isFinite else { return nil }
-        return .nanoseconds(Int64(min(timeoutInterval, 1e9) * 1e9))
+        return .nanoseconds(Int64(min(timeoutInterval, TransportRequest.longestTimeout) * 1e9))
     }
 
     /// Records that bytes moved, which restarts the interval.
