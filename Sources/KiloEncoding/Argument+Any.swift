@@ -84,15 +84,13 @@ extension Argument {
         case let date as Date: return .date(date)
         case let url as URL: return url.isFileURL ? .file(url) : .string(url.absoluteString)
         case let double as Double: return .number(double)
-        case let float as Float: return .number(Double(float.description) ?? Double(float))
+        case let float as Float: return shortestNumber(float)
         case let uuid as UUID: return .string(uuid.uuidString)
         case let decimal as Decimal: return .string(decimal.description)
         case is NSNull: return .undefined
         case let integer as any BinaryInteger:
             return Int(exactly: integer).map(Argument.integer) ?? .string("\(integer)")
-        case let floating as any BinaryFloatingPoint:
-            // `CGFloat`, `Float16`, `Float80`: their shortest digits, as for `Float`.
-            return .number(Double("\(floating)") ?? Double(floating))
+        case let floating as any BinaryFloatingPoint: return shortestNumber(floating)  // CGFloat, Float16, Float80
         default: return nil
         }
     }
@@ -109,8 +107,7 @@ extension Argument {
         }
         let kind = String(cString: number.objCType)
         if kind == "f" {
-            let float = number.floatValue
-            return .number(Double(float.description) ?? Double(float))
+            return shortestNumber(number.floatValue)
         }
         if kind == "d" {
             return .number(number.doubleValue)
@@ -119,6 +116,12 @@ extension Argument {
             return .string(number.stringValue)
         }
         return .integer(number.intValue)
+    }
+
+    /// A number with the shortest digits that read back as `value`: 0.1 for `Float(0.1)`, where
+    /// widening it to a `Double` would send 0.10000000149011612.
+    private static func shortestNumber(_ value: some BinaryFloatingPoint) -> Argument {
+        .number(Double("\(value)") ?? Double(value))
     }
 
     /// Whether `value` is `nil`, however many optionals wrap it (a lookup in a `[String: T?]`
