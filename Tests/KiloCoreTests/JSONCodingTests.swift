@@ -35,6 +35,32 @@ import Testing
         #expect(decoded == event)
     }
 
+    /// Milliseconds that a `Date` cannot hold exactly: read back, they differ from the whole
+    /// number by a few ten-thousandths, which `JSONEncoder`'s own strategy writes out.
+    @Test(
+        arguments: [
+            1, -1, 123, -631_117_939_101, 946_684_800_001, 1_700_000_000_123, -62_135_596_800_001, 253_402_300_799_999,
+        ] as [Int64]
+    )
+    func wholeMillisecondsAreWrittenBackAsTheSameWholeNumber(milliseconds: Int64) throws {
+        let dates = try JSONCoding.makeDecoder().decode([Date].self, from: Data("[\(milliseconds)]".utf8))
+        let written = try JSONCoding.makeEncoder().encode(dates)
+        #expect(String(decoding: written, as: UTF8.self) == "[\(milliseconds)]")
+    }
+
+    @Test func aDateMadeFromWholeMillisecondsIsWrittenAsThem() throws {
+        let data = try JSONCoding.makeEncoder().encode([Date(timeIntervalSince1970: 0.001)])
+        #expect(String(decoding: data, as: UTF8.self) == "[1]")
+    }
+
+    @Test func fractionalMillisecondsAreKept() throws {
+        let data = try JSONCoding.makeEncoder().encode([Date(timeIntervalSince1970: 1.5)])
+        #expect(String(decoding: data, as: UTF8.self) == "[1500]")
+        let fraction = try JSONCoding.makeEncoder().encode([Date(timeIntervalSince1970: 0.0015)])
+        let value = try #require(try JSONSerialization.jsonObject(with: fraction) as? [Double])
+        #expect(abs(value[0] - 1.5) < 0.001)
+    }
+
     @Test func secondsAreNotMistakenForMilliseconds() throws {
         let json = Data(#"{"name":"launch","at":1700000000}"#.utf8)
         let event = try JSONCoding.makeDecoder().decode(Event.self, from: json)
