@@ -13,6 +13,8 @@ extension Argument {
     /// - `Double`, `Float` and the other floating-point types, such as `CGFloat`: ``number(_:)``.
     /// - `NSNumber`, as `JSONSerialization` makes it: by its stored kind (an `NSDecimalNumber`
     ///   as its exact digits, as a `Decimal`).
+    /// - A `Decimal` or `NSDecimalNumber` that is not a number: ``number(_:)`` with `Double.nan`,
+    ///   which the encoders reject with ``ArgumentEncodingError/nonFiniteNumber(_:)``.
     /// - `Date`: ``date(_:)``.
     /// - A file `URL`: ``file(_:)``; any other `URL`: its absolute string.
     /// - An array: ``list(_:)`` of its converted elements.
@@ -86,7 +88,7 @@ extension Argument {
         case let double as Double: return .number(double)
         case let float as Float: return shortestNumber(float)
         case let uuid as UUID: return .string(uuid.uuidString)
-        case let decimal as Decimal: return .string(decimal.description)
+        case let decimal as Decimal: return fromDecimal(decimal)
         case is NSNull: return .undefined
         case let integer as any BinaryInteger:
             return Int(exactly: integer).map(Argument.integer) ?? .string("\(integer)")
@@ -103,7 +105,7 @@ extension Argument {
             return .boolean(number.boolValue)
         }
         if let decimal = number as? NSDecimalNumber {
-            return .string(decimal.decimalValue.description)
+            return fromDecimal(decimal.decimalValue)
         }
         let kind = String(cString: number.objCType)
         if kind == "f" {
@@ -116,6 +118,13 @@ extension Argument {
             return .string(number.stringValue)
         }
         return .integer(number.intValue)
+    }
+
+    /// A decimal number as its exact digits; its NaN (what `Decimal` division by zero and
+    /// `NSDecimalNumber(string:)` of text that is not a number give) as a non-finite number, which
+    /// fails to encode as a `Double` NaN does, rather than as the text "NaN".
+    private static func fromDecimal(_ decimal: Decimal) -> Argument {
+        decimal.isNaN ? .number(.nan) : .string(decimal.description)
     }
 
     /// A number with the shortest digits that read back as `value`: 0.1 for `Float(0.1)`, where

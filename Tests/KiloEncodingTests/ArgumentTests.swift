@@ -152,6 +152,19 @@ import Testing
         #expect(try Argument(tiny as Any, forKey: "k") == .string("0.1"))
     }
 
+    /// `Decimal` division by zero gives NaN, and so does `NSDecimalNumber(string:)` for text that is
+    /// not a number; its `description` is "NaN", which no server reads as a number.
+    @Test func decimalNotANumberConvertsButFailsToEncode() throws {
+        let quotient = Decimal(1) / Decimal(0)
+        let unparsed = NSDecimalNumber(string: "twelve", locale: Locale(identifier: "en_US_POSIX"))
+        for value in [quotient, Decimal.nan, unparsed, NSDecimalNumber.notANumber] as [Any] {
+            let argument = try Argument(value, forKey: "price")
+            #expect(throws: ArgumentEncodingError.nonFiniteNumber("price")) {
+                try QueryEncoder().encode(["price": argument])
+            }
+        }
+    }
+
     @Test func argumentStaysItself() throws {
         #expect(try Argument(Argument.integer(3) as Any, forKey: "k") == .integer(3))
         #expect(try Argument(Argument.undefined as Any, forKey: "k") == .undefined)
