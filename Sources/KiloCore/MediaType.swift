@@ -45,20 +45,36 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The string encoding named by the `charset` parameter, or `nil` when there is none or it
-    /// is not one Foundation knows.
+    /// is not one Foundation decodes.
+    ///
+    /// The names are the IANA charset names and their common aliases, in any case: the Unicode
+    /// encodings, ASCII, ISO-8859-1 and -2, Windows-1250 to -1254, Shift_JIS, EUC-JP and
+    /// ISO-2022-JP.
     public var charset: String.Encoding? {
         guard let name = parameters["charset"]?.lowercased() else { return nil }
-        switch name {
-        case "utf-8", "utf8": return .utf8
-        case "us-ascii", "ascii": return .ascii
-        case "iso-8859-1", "latin1", "iso8859-1": return .isoLatin1
-        case "utf-16": return .utf16
-        case "utf-16be": return .utf16BigEndian
-        case "utf-16le": return .utf16LittleEndian
-        case "windows-1252", "cp1252": return .windowsCP1252
-        default: return nil
-        }
+        return Self.charsets[name]
     }
+
+    /// Charset names, lowercased, and the encodings they name.
+    private static let charsets: [String: String.Encoding] = [
+        "utf-8": .utf8, "utf8": .utf8, "unicode-1-1-utf-8": .utf8,
+        "us-ascii": .ascii, "ascii": .ascii,
+        "iso-8859-1": .isoLatin1, "latin1": .isoLatin1, "iso8859-1": .isoLatin1, "iso_8859-1": .isoLatin1,
+        "l1": .isoLatin1,
+        "iso-8859-2": .isoLatin2, "latin2": .isoLatin2, "iso8859-2": .isoLatin2, "iso_8859-2": .isoLatin2,
+        "l2": .isoLatin2,
+        "utf-16": .utf16, "utf-16be": .utf16BigEndian, "utf-16le": .utf16LittleEndian,
+        "utf-32": .utf32, "utf-32be": .utf32BigEndian, "utf-32le": .utf32LittleEndian,
+        "windows-1250": .windowsCP1250, "cp1250": .windowsCP1250,
+        "windows-1251": .windowsCP1251, "cp1251": .windowsCP1251,
+        "windows-1252": .windowsCP1252, "cp1252": .windowsCP1252,
+        "windows-1253": .windowsCP1253, "cp1253": .windowsCP1253,
+        "windows-1254": .windowsCP1254, "cp1254": .windowsCP1254,
+        "shift_jis": .shiftJIS, "shift-jis": .shiftJIS, "sjis": .shiftJIS, "x-sjis": .shiftJIS,
+        "ms_kanji": .shiftJIS, "csshiftjis": .shiftJIS,
+        "euc-jp": .japaneseEUC, "x-euc-jp": .japaneseEUC,
+        "iso-2022-jp": .iso2022JP, "csiso2022jp": .iso2022JP,
+    ]
 
     /// The type as `type/subtype`, followed by its parameters in name order.
     public var description: String {

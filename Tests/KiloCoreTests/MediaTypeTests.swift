@@ -53,7 +53,8 @@ import Testing
         ("utf-8", String.Encoding.utf8), ("UTF8", .utf8), ("us-ascii", .ascii), ("ascii", .ascii),
         ("ISO-8859-1", .isoLatin1), ("latin1", .isoLatin1), ("iso8859-1", .isoLatin1), ("utf-16", .utf16),
         ("UTF-16BE", .utf16BigEndian), ("utf-16le", .utf16LittleEndian), ("windows-1252", .windowsCP1252),
-        ("cp1252", .windowsCP1252), ("\"utf-8\"", .utf8),
+        ("cp1252", .windowsCP1252), ("\"utf-8\"", .utf8), ("Shift_JIS", .shiftJIS), ("EUC-JP", .japaneseEUC),
+        ("windows-1251", .windowsCP1251), ("UTF-32", .utf32),
     ])
     func charsetMapsToAStringEncoding(name: String, encoding: String.Encoding) throws {
         let mediaType = try #require(MediaType("text/plain; charset=\(name)"))

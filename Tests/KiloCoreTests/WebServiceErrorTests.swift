@@ -36,6 +36,28 @@ import Testing
         #expect(error.localizedDescription == "café fermé")
     }
 
+    /// Error pages of older Japanese, Russian and Central European services, in charsets that
+    /// Foundation decodes on every platform.
+    @Test(
+        arguments: [
+            ("Shift_JIS", [0x83, 0x47, 0x83, 0x89, 0x81, 0x5B], "エラー"),
+            ("windows-1251", [0xCE, 0xF8, 0xE8, 0xE1, 0xEA, 0xE0], "Ошибка"),
+            ("ISO-8859-2", [0x42, 0xB3, 0xB1, 0x64], "Błąd"),
+            ("windows-1250", [0x42, 0xB3, 0xB9, 0x64], "Błąd"),
+            ("iso-2022-jp", [0x1B, 0x24, 0x42, 0x25, 0x28, 0x25, 0x69, 0x21, 0x3C, 0x1B, 0x28, 0x42], "エラー"),
+            ("utf-32le", [0x4F, 0x00, 0x00, 0x00, 0x4B, 0x00, 0x00, 0x00], "OK"),
+        ] as [(String, [UInt8], String)]
+    )
+    func bodyInAnotherCharsetIsDecodedWithIt(charset: String, bytes: [UInt8], text: String) {
+        let error = WebServiceError(
+            statusCode: 500,
+            headers: ["Content-Type": "text/plain; charset=\(charset)"],
+            body: Data(bytes)
+        )
+        #expect(error.text == text)
+        #expect(error.localizedDescription == text)
+    }
+
     @Test func jsonBodyGivesTheReasonPhrase() {
         let error = WebServiceError(
             statusCode: 404,
