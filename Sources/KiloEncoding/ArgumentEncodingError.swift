@@ -125,3 +125,24 @@ extension ArgumentEncodingError: LocalizedError {
         }
     }
 }
+
+extension ArgumentEncodingError: CustomStringConvertible {
+    /// The cause, spelled as the static member that makes it, and the error's sentence: what
+    /// `print(error)`, string interpolation and test failures show.
+    ///
+    /// For example, `ArgumentEncodingError.fileNotAllowed("doc"): The argument "doc" is a file; …`.
+    public var description: String {
+        let cause: String
+        switch code {
+        case .emptyKey: cause = "emptyKey"
+        case .fileNotAllowed: cause = "fileNotAllowed(\(String(reflecting: key)))"
+        case .nonFiniteNumber: cause = "nonFiniteNumber(\(String(reflecting: key)))"
+        case .dateOutOfRange: cause = "dateOutOfRange(\(String(reflecting: key)))"
+        case .unsupportedValue(let type):
+            cause = "unsupportedValue(\(String(reflecting: key)), type: \(String(reflecting: type)))"
+        case .lineBreakInName: cause = "lineBreakInName(\(String(reflecting: key)))"
+        case .unreadableFile: cause = "unreadableFile(\(String(reflecting: key)))"
+        }
+        return "ArgumentEncodingError.\(cause): \(errorDescription ?? "")"
+    }
+}

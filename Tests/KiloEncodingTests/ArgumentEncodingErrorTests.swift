@@ -55,6 +55,27 @@ import Testing
         #expect(error.localizedDescription.contains("\"doc\""))
     }
 
+    /// `print(error)` and string interpolation show the description, not the private storage
+    /// (with a memory address in it) that Swift's default reflection would print.
+    @Test func printingAnErrorShowsItsCauseKeyAndSentence() {
+        #expect(
+            String(describing: ArgumentEncodingError.fileNotAllowed("doc"))
+                == "ArgumentEncodingError.fileNotAllowed(\"doc\"): The argument \"doc\" is a file; files can only be sent as multipart/form-data."
+        )
+        #expect(
+            "\(ArgumentEncodingError.unsupportedValue("f", type: "Range<Int>"))"
+                == "ArgumentEncodingError.unsupportedValue(\"f\", type: \"Range<Int>\"): The argument \"f\" has a value of type Range<Int>, which cannot be sent as an argument."
+        )
+        #expect(
+            String(describing: ArgumentEncodingError.emptyKey)
+                == "ArgumentEncodingError.emptyKey: An argument has an empty name."
+        )
+        #expect(
+            String(describing: ArgumentEncodingError.unreadableFile("p", url: Self.file, reason: "No such file."))
+                == "ArgumentEncodingError.unreadableFile(\"p\"): The file \"/tmp/missing.txt\" for argument \"p\" cannot be read: No such file."
+        )
+    }
+
     @Test func descriptionsSayWhatWentWrong() {
         #expect(ArgumentEncodingError.emptyKey.errorDescription == "An argument has an empty name.")
         #expect(
