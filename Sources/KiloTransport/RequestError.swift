@@ -82,3 +82,22 @@ extension RequestError: LocalizedError {
         }
     }
 }
+
+extension RequestError: CustomStringConvertible {
+    /// The cause, spelled as the static member that makes it, and the error's sentence: what
+    /// `print(error)`, string interpolation and test failures show.
+    ///
+    /// For example, `RequestError.invalidPath("http://[::1"): The path "http://[::1" does not form a valid HTTP URL.`
+    public var description: String {
+        let cause: String
+        switch code {
+        case .invalidMethod: cause = "invalidMethod"
+        case .invalidHeaderName: cause = "invalidHeaderName"
+        case .invalidHeaderValue: cause = "invalidHeaderValue"
+        case .invalidPath: cause = "invalidPath"
+        case .invalidTimeout: cause = "invalidTimeout"
+        }
+        let argument = code == .invalidTimeout ? subject : String(reflecting: subject)
+        return "RequestError.\(cause)(\(argument)): \(errorDescription ?? "")"
+    }
+}

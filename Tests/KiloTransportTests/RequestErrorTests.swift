@@ -47,6 +47,19 @@ import Testing
         #expect(error.localizedDescription == description)
     }
 
+    /// `print(error)` and string interpolation show the description, not the private storage
+    /// (with a memory address in it) that Swift's default reflection would print.
+    @Test func printingAnErrorShowsItsCauseSubjectAndSentence() {
+        #expect(
+            String(describing: RequestError.invalidPath("http://[::1"))
+                == #"RequestError.invalidPath("http://[::1"): The path "http://[::1" does not form a valid HTTP URL."#
+        )
+        #expect(
+            "\(RequestError.invalidTimeout(-1))"
+                == "RequestError.invalidTimeout(-1.0): The timeout -1.0 is not a positive number of seconds."
+        )
+    }
+
     @Test func canBeMatchedInACatchClause() {
         var matched = false
         do {
