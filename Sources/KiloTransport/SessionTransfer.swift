@@ -78,17 +78,21 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         onFinish = action
     }
 
-    /// Resumes `task`, or cancels it at once if cancellation came first.
+    /// Resumes `task`, or, if cancellation came first, cancels it without resuming it: a task
+    /// cancelled before it is resumed ends with `URLError.cancelled` and sends nothing, where one
+    /// resumed and then cancelled may already have reached the server (and even come back with
+    /// its response).
     func start(_ task: URLSessionTask) {
         let cancelled = lock.withLock {
             self.task = task
             return isCancelled
         }
-        request.progress?.reportSent(0, of: request.bodySize)
-        task.resume()
         if cancelled {
             Self.cancelAsynchronously(task)
+            return
         }
+        request.progress?.reportSent(0, of: request.bodySize)
+        task.resume()
     }
 
     /// Cancels the task if it has started, or marks it to be cancelled when it starts.
