@@ -20,7 +20,8 @@ public struct InterceptingTransport: Transport {
         self.maximumAttempts = maximumAttempts
     }
 
-    /// Adapts and sends a request, and again while the interceptor asks and attempts remain.
+    /// Adapts and sends a request, and again while the interceptor asks, attempts remain and the
+    /// calling task is not cancelled.
     ///
     /// - Parameter request: The request to send.
     /// - Returns: The last attempt's response.
@@ -33,8 +34,11 @@ public struct InterceptingTransport: Transport {
             }
             let adapted = try await interceptor.adapt(request)
             let outcome = await Result { try await transport.send(adapted) }
+            // Cancellation is checked again after `shouldRetry`, which may take its time (a token
+            // refresh): a task cancelled meanwhile sends nothing more.
             guard attempt < maximumAttempts, !Task.isCancelled,
-                await interceptor.shouldRetry(adapted, after: outcome, attempt: attempt)
+                await interceptor.shouldRetry(adapted, after: outcome, attempt: attempt),
+                !Task.isCancelled
             else {
                 return try outcome.get()
             }

@@ -118,6 +118,17 @@ import Testing
         #expect(await interceptor.decisions.isEmpty)
     }
 
+    /// Cancellation that comes while `shouldRetry` runs (refreshing a token, say) stops the
+    /// retry it asks for: no further attempt is adapted or sent.
+    @Test func aTaskCancelledWhileShouldRetryRunsIsNotRetried() async throws {
+        let fake = ScriptedOutcomes.transport([.status(401), .status(200)])
+        let interceptor = CancellingInterceptor()
+        let response = try await fake.intercepted(by: interceptor, maximumAttempts: 3).send(request())
+        #expect(response.statusCode == 401)
+        #expect(await fake.requests.count == 1)
+        #expect(await interceptor.adaptations == 1)
+    }
+
     @Test func everyRetryOfARetryingTransportIsAdaptedAgain() async throws {
         let fake = ScriptedOutcomes.transport([.status(503), .status(200)])
         let interceptor = RecordingInterceptor(retryOn: [])
@@ -243,5 +254,25 @@ private actor FailingInterceptor: RequestInterceptor {
         _ request: TransportRequest, after outcome: Result<TransportResponse, any Error>, attempt: Int
     ) async -> Bool {
         true
+    }
+}
+
+/// Asks to retry every attempt, and cancels the calling task as it decides, as a cancellation
+/// that arrives during a slow token refresh would.
+private actor CancellingInterceptor: RequestInterceptor {
+    private(set) var adaptations = 0
+
+    func adapt(_ request: TransportRequest) async throws -> TransportRequest {
+        adaptations += 1
+        return request
+    }
+
+    func shouldRetry(
+        _ request: TransportRequest,
+        after outcome: Result<TransportResponse, any Error>,
+        attempt: Int
+    ) async -> Bool {
+        withUnsafeCurrentTask { $0?.cancel() }
+        return true
     }
 }
