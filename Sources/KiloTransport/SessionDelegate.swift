@@ -120,6 +120,23 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
     }
 
+    /// Follows a redirect; on Linux without the credentials meant for the origin it leaves (see
+    /// `URLRequest.droppingCredentials(redirectedFrom:)`). Answered at once: it is quick, and the
+    /// session does not wait for it on its work queue.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+            completionHandler(request.droppingCredentials(redirectedFrom: response.url))
+        #else
+            completionHandler(request)
+        #endif
+    }
+
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,

@@ -362,6 +362,38 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         #endif
     }
 
+    /// Follows a redirect without the credentials meant for the origin it leaves (see
+    /// `URLRequest.droppingCredentials(redirectedFrom:)`), then asks your session's delegate, if it
+    /// has one, as it would be asked without Kilo.
+    ///
+    /// On Linux the transfer is the task's delegate (see ``URLSessionTransport``), so the session
+    /// asks it, on the session's delegate queue; a delegate of your own then sees the request
+    /// without those fields, as on Apple platforms.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+            let request = request.droppingCredentials(redirectedFrom: response.url)
+            guard let yours = session.delegate as? any URLSessionTaskDelegate, !(yours is SessionDelegate) else {
+                completionHandler(request)
+                return
+            }
+            yours.urlSession(
+                session,
+                task: task,
+                willPerformHTTPRedirection: response,
+                newRequest: request,
+                completionHandler: completionHandler
+            )
+        #else
+            completionHandler(request)
+        #endif
+    }
+
     #if canImport(FoundationNetworking)
         /// Declines a challenge, off the calling thread: declining cancels the task, which waits for
         /// the session's work queue, and on a session that delivers events inline this thread is that

@@ -28,6 +28,11 @@ import Foundation
 /// own temporary file behind (`UUID.tmp` in the temporary directory) when the transfer fails:
 /// swift-corelibs-foundation neither removes it nor says where it is.
 ///
+/// On Linux, a redirect to another origin (scheme, host and port) goes without the request's
+/// `Authorization`, `Cookie` and `Proxy-Authorization` fields, which swift-corelibs-foundation
+/// would otherwise send to whatever host the `Location` names; your session's delegate, if it
+/// has one, still decides about each redirect, and sees the request without them.
+///
 /// On Linux, a 401 or 407 response with a `WWW-Authenticate` challenge would never complete
 /// (swift-corelibs-foundation waits for credentials that no one supplies). Your session's
 /// delegate, if it has one, is asked first, as without Kilo; a challenge that no one answers

@@ -69,6 +69,27 @@ struct URLSessionTransportSessionDelegateTests {
         #expect(outcome.response.statusCode == 401)
         #expect(outcome.challenges == 1)
     }
+
+    /// Your delegate still decides about redirects, as without Kilo, and is handed a request to
+    /// another origin without the credentials meant for the first.
+    @Test(.timeLimit(.minutes(1)))
+    func yourDelegateDecidesRedirectsAndSeesNoForeignCredentials() async throws {
+        let port = try #require(baseURL.port)
+        let transport = URLSessionTransport(session: Self.session)
+        for refused in [false, true] {
+            let marker = UUID().uuidString
+            let target = "http://localhost:\(port)/headers?marker=\(marker)"
+            let query = "url=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+            let url = try #require(
+                URL(string: "redirect-to?\(query)\(refused ? "&refuse=1" : "")", relativeTo: baseURL)?.absoluteURL
+            )
+            let response = try await transport.send(
+                TransportRequest(method: .get, url: url, headers: ["Authorization": "Bearer secret"])
+            )
+            #expect(response.statusCode == (refused ? 302 : 200))
+            #expect(Self.delegate.redirectAuthorization(marker: marker) == .some(nil))
+        }
+    }
 }
 
 /// Answers a challenge by the prefix of the user name in the request's path: with that user's
@@ -79,6 +100,30 @@ private final class ChallengeAnsweringDelegate: NSObject, URLSessionTaskDelegate
     static let defaultUser = "kilo-default"
 
     private let counts = Locked<[String: Int]>([:])
+    /// The `Authorization` header of each redirected request the delegate was asked about, by
+    /// the `marker` in its query.
+    private let redirects = Locked<[String: String?]>([:])
+
+    func redirectAuthorization(marker: String) -> String?? {
+        redirects.withLock { $0[marker] }
+    }
+
+    /// Refuses a redirect when the first request's query has `refuse=1`, after noting what the
+    /// new request carries.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        let query = URLComponents(url: request.url ?? URL(fileURLWithPath: "/"), resolvingAgainstBaseURL: false)
+        if let marker = query?.queryItems?.first(where: { $0.name == "marker" })?.value {
+            redirects.withLock { $0[marker] = .some(request.value(forHTTPHeaderField: "Authorization")) }
+        }
+        let refuse = task.originalRequest?.url?.query?.contains("refuse=1") == true
+        completionHandler(refuse ? nil : request)
+    }
 
     func challenges(for user: String) -> Int {
         counts.withLock { $0[user, default: 0] }

@@ -214,6 +214,48 @@ struct URLSessionTransportTests {
         }
     }
 
+    /// How a redirect test receives its response.
+    enum Receiving: String, CaseIterable, Sendable {
+        case inMemory = "in memory"
+        case withProgress = "in memory, with progress"
+        case toFile = "to a file"
+    }
+
+    /// A redirect to another origin (here `localhost` for `127.0.0.1`) does not take the
+    /// credentials meant for the first one: `Authorization`, `Cookie` and `Proxy-Authorization`
+    /// are dropped, as Apple's URLSession drops `Authorization` and `AsyncHTTPClientTransport`
+    /// drops all three; other headers go on. Before the fix, Linux's URLSession sent them to
+    /// whatever host the `Location` named. A redirect within the origin keeps them.
+    @Test(arguments: SessionMode.allCases, Receiving.allCases)
+    func aRedirectToAnotherOriginDropsCredentials(mode: SessionMode, receiving: Receiving) async throws {
+        let port = try #require(baseURL.port)
+        let headers: HTTPHeaders = [
+            "Authorization": "Bearer secret", "Cookie": "session=1", "Proxy-Authorization": "Basic cHJveHk=",
+            "X-Other": "kept",
+        ]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("kilo-redirect-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }  // Test clean-up only.
+        for (target, keepsCredentials) in [("http://localhost:\(port)/headers", false), ("/headers", true)] {
+            let query = "url=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+            let request = TransportRequest(
+                method: .get,
+                url: try url("redirect-to?\(query)"),
+                headers: headers,
+                responseBodyFile: receiving == .toFile ? file : nil,
+                progress: receiving == .withProgress ? ProgressObserver { _ in } : nil
+            )
+            let response = try await transport(mode).send(request)
+            #expect(response.statusCode == 200)
+            struct Headers: Decodable { var headers: [String: String] }
+            let body = receiving == .toFile ? try Data(contentsOf: file) : response.body
+            let received = HTTPHeaders(try JSONDecoder().decode(Headers.self, from: body).headers)
+            #expect(received["X-Other"] == "kept")
+            for name in ["Authorization", "Cookie", "Proxy-Authorization"] {
+                #expect((received[name] == headers[name]) == keepsCredentials, "\(name) after a redirect to \(target)")
+            }
+        }
+    }
+
     /// A 303 after a POST becomes a GET of the new location, as browsers and URLSession do.
     @Test(arguments: SessionMode.allCases)
     func seeOtherAfterAPostIsFollowedWithAGet(mode: SessionMode) async throws {

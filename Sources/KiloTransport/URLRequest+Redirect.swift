@@ -1,0 +1,40 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+
+    extension URLRequest {
+        /// The header fields that carry credentials for the origin they were meant for.
+        private static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+
+        /// This request, which a redirect from `origin` leads to, without the credential header
+        /// fields (`Authorization`, `Cookie`, `Proxy-Authorization`) it carried over, when it goes to
+        /// another origin (scheme, host and port).
+        ///
+        /// Linux's URLSession copies every header field of a request into the request that a redirect
+        /// leads to, wherever it goes: a token meant for one service would reach whatever host the
+        /// `Location` names (a storage service's signed URL, say, which then also refuses the
+        /// request). Apple's URLSession drops `Authorization`, and `AsyncHTTPClientTransport` drops
+        /// all three.
+        ///
+        /// - Parameter origin: The URL that answered with the redirect.
+        /// - Returns: The request to send.
+        func droppingCredentials(redirectedFrom origin: URL?) -> URLRequest {
+            guard let origin, let url, !Self.isSameOrigin(origin, url) else { return self }
+            var request = self
+            for name in Self.credentialHeaders {
+                request.setValue(nil, forHTTPHeaderField: name)
+            }
+            return request
+        }
+
+        private static func isSameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
+            lhs.scheme?.lowercased() == rhs.scheme?.lowercased() && lhs.host?.lowercased() == rhs.host?.lowercased()
+                && effectivePort(lhs) == effectivePort(rhs)
+        }
+
+        private static func effectivePort(_ url: URL) -> Int? {
+            url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        }
+    }
+#endif
