@@ -38,6 +38,11 @@ import Foundation
 /// delegate, if it has one, is asked first, as without Kilo; a challenge that no one answers
 /// with credentials (or that your delegate leaves to default handling) is declined, and the
 /// transport returns the response, with its status and headers but an empty body.
+///
+/// On Linux, a request on your session (``init(session:)``) whose configuration has a URL cache,
+/// cancelled just after it starts, can crash the process inside swift-corelibs-foundation, which
+/// is still looking up its cached response; a session the transport owns answers that lookup at
+/// once and is not affected (see ``init(configuration:)``).
 public struct URLSessionTransport: CallbackTransport {
     /// The session that sends requests.
     ///
@@ -81,6 +86,11 @@ public struct URLSessionTransport: CallbackTransport {
     /// request reaches its caller without first waking a delegate-queue thread. Progress handlers,
     /// moving downloaded files, and everything else that may take time run on a serial queue of
     /// the transport's. Use ``session`` for Kilo's requests only.
+    ///
+    /// On Linux, the configuration's `URLCache` (unless it is of a subclass of your own) is
+    /// wrapped in one that keeps the responses in it but answers each request's lookup at once:
+    /// swift-corelibs-foundation looks a cached response up on a background queue after a task
+    /// is resumed, and a task cancelled before the answer came could crash the process.
     ///
     /// - Parameter configuration: The session's configuration, such as `.default` or `.ephemeral`.
     public init(configuration: URLSessionConfiguration) {
@@ -301,12 +311,29 @@ private final class SessionOwner: Sendable {
             // without waking a delegate-queue thread first; see ImmediateOperationQueue.
             delegate = SessionDelegate(movesEventsOffSessionQueue: true)
             let delegateQueue: OperationQueue? = ImmediateOperationQueue()
+            let configuration = Self.lookingUpCachedResponsesAtOnce(configuration)
         #else
             delegate = SessionDelegate(movesEventsOffSessionQueue: false)
             let delegateQueue: OperationQueue? = nil
         #endif
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
     }
+
+    #if canImport(FoundationNetworking)
+        /// A copy of `configuration` whose URL cache answers lookups at once, keeping its
+        /// responses in the configuration's cache (see ``ImmediateLookupURLCache``), or
+        /// `configuration` itself when it has no cache, or a cache of a subclass, whose lookups
+        /// are left to it.
+        private static func lookingUpCachedResponsesAtOnce(
+            _ configuration: URLSessionConfiguration
+        ) -> URLSessionConfiguration {
+            guard let cache = configuration.urlCache, type(of: cache) == URLCache.self,
+                let copy = configuration.copy() as? URLSessionConfiguration
+            else { return configuration }
+            copy.urlCache = ImmediateLookupURLCache(storingIn: cache)
+            return copy
+        }
+    #endif
 
     deinit {
         session.finishTasksAndInvalidate()

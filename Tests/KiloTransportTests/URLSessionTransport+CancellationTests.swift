@@ -64,4 +64,77 @@ struct URLSessionTransportCancellationTests {
         // Every request has ended: one that was sent has been received by now.
         #expect(try await count(key) == 0)
     }
+
+    #if canImport(FoundationNetworking)
+        /// A request cancelled just after it started, while Linux's URLSession was still looking
+        /// up its cached response on a background queue, crashed the process (`Trying to access a
+        /// behaviour for a task that in not in the registry`) in every run of this loop. A session
+        /// of Kilo's own answers the lookup at once, so every request ends, cancelled or not.
+        @Test func requestsCancelledAsTheyStartOnAnOwnedSessionWithACacheAllEnd() async throws {
+            let configuration = URLSessionConfiguration.ephemeral
+            #expect(configuration.urlCache != nil, "the crash needs a URL cache")
+            let transport = URLSessionTransport(configuration: configuration)
+            let request = TransportRequest(method: .get, url: try #require(URL(string: "ok", relativeTo: baseURL)))
+            var cancelled = 0
+            for index in 0..<600 {
+                let task = Task { try await transport.send(request) }
+                if index.isMultiple(of: 2) {
+                    await Task.yield()
+                } else {
+                    try await Task.sleep(for: .microseconds(50))
+                }
+                task.cancel()
+                do {
+                    #expect(try await task.value.statusCode == 200)
+                } catch let error as URLError where error.code == .cancelled {
+                    cancelled += 1
+                }
+            }
+            #expect(cancelled > 0, "the race was run: some requests were cancelled")
+        }
+
+        /// The cache of a session of Kilo's own keeps its responses in the configuration's cache,
+        /// and a fresh response found there is used without asking the server.
+        @Test func anOwnedSessionKeepsItsCachedResponsesInYourCacheAndUsesThem() async throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "kilo-cache-\(UUID().uuidString)",
+                isDirectory: true
+            )
+            defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
+            let yours = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: directory.path)
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.urlCache = yours
+            let transport = URLSessionTransport(configuration: configuration)
+            let key = "cached-\(UUID().uuidString.prefix(8))"
+            let url = try #require(URL(string: "ok?key=\(key)", relativeTo: baseURL)?.absoluteURL)
+            let response = try #require(
+                HTTPURLResponse(
+                    url: url,
+                    statusCode: 200,
+                    httpVersion: "HTTP/1.1",
+                    headerFields: [
+                        "Content-Type": "application/json", "Cache-Control": "max-age=3600",
+                        "Date": Self.httpDate(Date()),
+                    ]
+                )
+            )
+            let cache = try #require(transport.session.configuration.urlCache)
+            cache.storeCachedResponse(
+                CachedURLResponse(response: response, data: Data(#"{"cached":true}"#.utf8)),
+                for: URLRequest(url: url)
+            )
+            #expect(yours.cachedResponse(for: URLRequest(url: url)) != nil)
+            let received = try await transport.send(TransportRequest(method: .get, url: url))
+            #expect(String(decoding: received.body, as: UTF8.self) == #"{"cached":true}"#)
+            #expect(try await count(key) == 0)
+        }
+
+        private static func httpDate(_ date: Date) -> String {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            return formatter.string(from: date)
+        }
+    #endif
 }
