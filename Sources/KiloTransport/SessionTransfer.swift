@@ -368,7 +368,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     ///
     /// On Linux the transfer is the task's delegate (see ``URLSessionTransport``), so the session
     /// asks it, on the session's delegate queue; a delegate of your own then sees the request
-    /// without those fields, as on Apple platforms.
+    /// without those fields.
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,

@@ -14,8 +14,7 @@ import Foundation
         /// Linux's URLSession copies every header field of a request into the request that a redirect
         /// leads to, wherever it goes: a token meant for one service would reach whatever host the
         /// `Location` names (a storage service's signed URL, say, which then also refuses the
-        /// request). Apple's URLSession drops `Authorization`, and `AsyncHTTPClientTransport` drops
-        /// all three.
+        /// request). `AsyncHTTPClientTransport` drops the same three fields.
         ///
         /// - Parameter origin: The URL that answered with the redirect.
         /// - Returns: The request to send.

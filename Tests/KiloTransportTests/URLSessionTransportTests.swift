@@ -223,8 +223,7 @@ struct URLSessionTransportTests {
 
     /// A redirect to another origin (here `localhost` for `127.0.0.1`) does not take the
     /// credentials meant for the first one: `Authorization`, `Cookie` and `Proxy-Authorization`
-    /// are dropped, as Apple's URLSession drops `Authorization` and `AsyncHTTPClientTransport`
-    /// drops all three; other headers go on. Before the fix, Linux's URLSession sent them to
+    /// are dropped, as `AsyncHTTPClientTransport` drops them; other headers go on. Before the fix, Linux's URLSession sent them to
     /// whatever host the `Location` named. A redirect within the origin keeps them.
     @Test(arguments: SessionMode.allCases, Receiving.allCases)
     func aRedirectToAnotherOriginDropsCredentials(mode: SessionMode, receiving: Receiving) async throws {
