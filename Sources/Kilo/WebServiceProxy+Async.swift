@@ -77,7 +77,7 @@ extension WebServiceProxy {
     ///   - body: The body, encoded as JSON with dates as epoch milliseconds.
     ///   - progress: Receives upload and download progress, on a background thread.
     /// - Throws: `EncodingError` if the body cannot be encoded, and the errors of
-    ///   ``invoke(_:path:arguments:content:contentType:)-(_,_,_,_,_)``.
+    ///   ``invoke(_:path:arguments:content:contentType:progress:)->()``.
     public func invoke<B: Encodable>(
         _ method: Method,
         path: String,

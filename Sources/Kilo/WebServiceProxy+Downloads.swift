@@ -20,7 +20,7 @@ extension WebServiceProxy {
     /// - Parameters:
     ///   - method: The HTTP method; `GET` by default.
     ///   - path: The operation's path, relative to ``baseURL``.
-    ///   - arguments: The arguments, placed as for ``invoke(_:path:arguments:content:contentType:progress:)-(_,_,_,_,_,_)``.
+    ///   - arguments: The arguments, placed as for ``invoke(_:path:arguments:content:contentType:progress:)->()``.
     ///   - destination: The file to write.
     ///   - progress: Receives download progress, on a background thread.
     /// - Returns: The response's headers.
