@@ -14,7 +14,8 @@ extension WebServiceProxy {
     ///   - arguments: The arguments. See ``Argument/init(_:forKey:)`` for the accepted types.
     ///   - content: A request body; the arguments then go in the query string.
     ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
-    ///   - progress: Receives upload and download progress, on a background thread.
+    ///   - progress: Receives upload and download progress, on a background thread; but with a body, the
+    ///     first report may come from the calling thread, before this method returns.
     ///   - resultHandler: Receives success, or the error: ``WebServiceError`` for a status outside
     ///     2xx, ``ArgumentEncodingError`` or ``RequestError`` for bad input, `URLError` otherwise.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
@@ -51,7 +52,8 @@ extension WebServiceProxy {
     ///   - arguments: The arguments.
     ///   - content: A request body; the arguments then go in the query string.
     ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
-    ///   - progress: Receives upload and download progress, on a background thread.
+    ///   - progress: Receives upload and download progress, on a background thread; but with a body, the
+    ///     first report may come from the calling thread, before this method returns.
     ///   - resultHandler: Receives the decoded value, or the error; a body that does not decode
     ///     gives `DecodingError`. An empty body decodes to `nil` for an optional type.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
@@ -88,7 +90,8 @@ extension WebServiceProxy {
     ///   - path: The operation's path, relative to ``baseURL``.
     ///   - arguments: The arguments, sent in the query string.
     ///   - body: The body, encoded as JSON with dates as epoch milliseconds.
-    ///   - progress: Receives upload and download progress, on a background thread.
+    ///   - progress: Receives upload and download progress, on a background thread; but with a body, the
+    ///     first report may come from the calling thread, before this method returns.
     ///   - resultHandler: Receives success, or the error.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
     /// - Throws: `EncodingError` if the body cannot be encoded (nothing is sent).
@@ -116,7 +119,8 @@ extension WebServiceProxy {
     ///   - path: The operation's path, relative to ``baseURL``.
     ///   - arguments: The arguments, sent in the query string.
     ///   - body: The body, encoded as JSON with dates as epoch milliseconds.
-    ///   - progress: Receives upload and download progress, on a background thread.
+    ///   - progress: Receives upload and download progress, on a background thread; but with a body, the
+    ///     first report may come from the calling thread, before this method returns.
     ///   - resultHandler: Receives the decoded value, or the error.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
     /// - Throws: `EncodingError` if the body cannot be encoded (nothing is sent).
@@ -155,7 +159,8 @@ extension WebServiceProxy {
     ///   - arguments: The arguments.
     ///   - content: A request body; the arguments then go in the query string.
     ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
-    ///   - progress: Receives upload and download progress, on a background thread.
+    ///   - progress: Receives upload and download progress, on a background thread; but with a body, the
+    ///     first report may come from the calling thread, before this method returns.
     ///   - responseHandler: Reads a successful response's body, in the background.
     ///   - resultHandler: Receives the handler's value, or the error (including what the
     ///     response handler threw).
@@ -192,7 +197,8 @@ extension WebServiceProxy {
     ///   - arguments: The arguments.
     ///   - content: A request body; the arguments then go in the query string.
     ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
-    ///   - progress: Receives upload and download progress, on a background thread.
+    ///   - progress: Receives upload and download progress, on a background thread; but with a body, the
+    ///     first report may come from the calling thread, before this method returns.
     ///   - responseHandler: Reads a successful response's body, content type and headers, in the
     ///     background.
     ///   - resultHandler: Receives the handler's value, or the error.

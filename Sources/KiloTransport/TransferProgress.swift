@@ -12,6 +12,10 @@ import Foundation
 /// ```
 public struct TransferProgress: Sendable, Hashable {
     /// Receives progress reports, on a background thread.
+    ///
+    /// One report may come from elsewhere: through a ``URLSessionTransport``, the first report of
+    /// a request with a body (0 bytes sent, and the body's size) comes from the thread that starts
+    /// the request, which is the main thread when a callback `invoke` is called there.
     public typealias Handler = @Sendable (TransferProgress) -> Void
 
     /// The body bytes sent so far.
