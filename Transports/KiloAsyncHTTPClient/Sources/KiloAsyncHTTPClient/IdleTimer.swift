@@ -84,12 +84,17 @@ final class IdleTimer: Sendable {
     }
 
     /// Returns once the interval has passed since the last ``touch(after:)``.
+    ///
+    /// It sleeps for at most one interval at a time: a ``touch(after:)`` that stood the watchdog
+    /// back can be followed by one that brings the deadline nearer again (a response head that
+    /// arrives before the client's deadline), and a longer sleep would let the request sit idle
+    /// for up to twice the interval.
     private func waitUntilIdle() async throws {
         while true {
             let deadline = lastActivity.withLockedValue { $0 } + interval
             let now = NIODeadline.now()
             guard now < deadline else { return }
-            try await Task.sleep(nanoseconds: UInt64((deadline - now).nanoseconds))
+            try await Task.sleep(nanoseconds: UInt64(min(deadline - now, interval).nanoseconds))
         }
     }
 }

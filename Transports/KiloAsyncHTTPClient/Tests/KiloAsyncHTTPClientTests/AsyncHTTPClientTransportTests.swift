@@ -313,6 +313,30 @@ struct AsyncHTTPClientTransportTests {
         #expect(try Data(contentsOf: destination) == Data((0..<1000).map { UInt8($0 % 251) }))
     }
 
+    // MARK: Timeouts
+
+    /// A response whose body stops coming times out one idle interval after its last byte, also
+    /// after a redirect: the watchdog must not sleep past that while it stands back for the
+    /// client's response-head deadline.
+    @Test(arguments: [false, true])
+    func aBodyThatStallsTimesOutOneIntervalAfterItsLastByte(redirected: Bool) async throws {
+        // The first byte comes at once, the second 4 s later.
+        let drip = "drip?duration=8&numbytes=2&delay=0"
+        let target = try #require(drip.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        let path = redirected ? "redirect-to?url=\(target)" : drip
+        let request = TransportRequest(
+            method: .get,
+            url: try LiveServers.url(LiveServers.httpbin, path),
+            timeoutInterval: 1
+        )
+        let start = ContinuousClock.now
+        let error = await #expect(throws: URLError.self) { try await transport.send(request) }
+        #expect(error?.code == .timedOut)
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed >= .milliseconds(950))
+        #expect(elapsed < .milliseconds(1_500), "timed out after \(elapsed)")
+    }
+
     // MARK: Cancellation
 
     @Test func cancellingADownloadMidBodyGivesCancelledAndLeavesNoFile() async throws {
