@@ -127,6 +127,24 @@ struct AsyncHTTPClientTransportTests {
         #expect(all.last?.fractionReceived == 1)
     }
 
+    /// As with `URLSession`, credentials in the URL are sent (Basic), and stay with their origin
+    /// when a redirect leaves it.
+    @Test func credentialsInTheURLAreSentToTheirOriginOnly() async throws {
+        let base = try #require(LiveServers.httpbin)
+        let host = try #require(base.host)
+        let port = try #require(base.port)
+        let url = try #require(URL(string: "http://us%40er:p%3Ass@\(host):\(port)/basic-auth/us@er/p:ss"))
+        let response = try await transport.send(TransportRequest(method: .get, url: url))
+        #expect(response.statusCode == 200)
+        let elsewhere = try #require(
+            "http://localhost:\(port)/anything".addingPercentEncoding(withAllowedCharacters: .alphanumerics)
+        )
+        let redirect = try #require(URL(string: "http://user:passwd@\(host):\(port)/redirect-to?url=\(elsewhere)"))
+        let echo = try echo(try await transport.send(TransportRequest(method: .get, url: redirect)))
+        #expect(echo.url == "http://localhost:\(port)/anything")
+        #expect(echo.header("Authorization") == nil)
+    }
+
     // MARK: Responses
 
     @Test func repeatedResponseHeadersAreJoined() async throws {

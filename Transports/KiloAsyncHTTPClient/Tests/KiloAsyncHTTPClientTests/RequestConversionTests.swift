@@ -49,6 +49,26 @@ import Testing
         #expect(HTTPClientRequest(TransportRequest(method: .get, url: url), body: nil).headers["Content-Type"] == [])
     }
 
+    /// As libcurl does for Linux's `URLSession`: percent-decoded, an empty part as empty, and
+    /// only when the request has no `Authorization` of its own.
+    @Test(arguments: [
+        ("https://user:passwd@api.example.com/", "Basic dXNlcjpwYXNzd2Q="),  // user:passwd
+        ("https://us%40er:p%3Ass@api.example.com/", "Basic dXNAZXI6cDpzcw=="),  // us@er:p:ss
+        ("https://user@api.example.com/", "Basic dXNlcjo="),  // user:
+        ("https://:passwd@api.example.com/", "Basic OnBhc3N3ZA=="),  // :passwd
+    ])
+    func credentialsInTheURLBecomeBasicAuthorization(url: String, authorization: String) throws {
+        let url = try #require(URL(string: url))
+        let converted = HTTPClientRequest(TransportRequest(method: .get, url: url), body: nil)
+        #expect(converted.headers["Authorization"] == [authorization])
+        let given = TransportRequest(method: .get, url: url, headers: ["authorization": "Bearer t"])
+        #expect(HTTPClientRequest(given, body: nil).headers["Authorization"] == ["Bearer t"])
+    }
+
+    @Test func aURLWithoutCredentialsAddsNoAuthorization() {
+        #expect(HTTPClientRequest(TransportRequest(method: .get, url: url), body: nil).headers["Authorization"] == [])
+    }
+
     @Test(arguments: ["a\u{1}b", "bell\u{7}", "del\u{7F}", "esc\u{1B}[0m"])
     func controlCharactersInValuesAreRejectedBeforeSending(value: String) {
         #expect(throws: RequestError.invalidHeaderValue("X-Token")) {
