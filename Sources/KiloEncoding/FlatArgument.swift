@@ -78,7 +78,8 @@ extension Date {
     ///
     /// A date made from a whole number of milliseconds gives that number back exactly, despite
     /// binary floating point: a value within a few units in the last place of a whole number
-    /// (or within a microsecond) is taken to be that number.
+    /// (or within a microsecond) is taken to be that number. (KiloCore's JSON encoder follows the
+    /// same rule for dates in JSON bodies.)
     var millisecondsSince1970: Int64? {
         let milliseconds = timeIntervalSince1970 * 1000
         guard milliseconds.isFinite, abs(milliseconds) < 9.2e18 else { return nil }
