@@ -22,6 +22,9 @@ public struct RetryPolicy: Sendable, Hashable {
     /// What each delay is multiplied by for the next attempt.
     public var multiplier: Double
     /// The longest delay, in seconds, whether from backoff or from `Retry-After`.
+    ///
+    /// `.infinity` honours any `Retry-After`; a delay is still never longer than
+    /// ``longestDelay``.
     public var maximumDelay: TimeInterval
     /// The methods that may be retried.
     public var retriedMethods: Set<HTTPMethod>
@@ -64,6 +67,12 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The default policy.
     public static let `default` = RetryPolicy()
 
+    /// The longest delay ``delay(before:isSentAgainAfter:attempt:jitter:now:)`` returns, about 31
+    /// years, whatever ``maximumDelay`` allows: a longer one means forever in practice, and
+    /// `Task.sleep(for:)` traps on one of more than `Int64.max` seconds (a `Retry-After` of
+    /// `9223372036854775807`, say).
+    public static let longestDelay: TimeInterval = 1_000_000_000
+
     /// How long to wait before sending `request` again, or `nil` to stop and return `outcome`.
     ///
     /// - Parameters:
@@ -73,7 +82,7 @@ public struct RetryPolicy: Sendable, Hashable {
     ///   - jitter: A random number in `0..<1`; the backoff delay is scaled to between half and
     ///     all of itself by it.
     ///   - now: The current date, to read a `Retry-After` date against.
-    /// - Returns: The delay in seconds, or `nil`.
+    /// - Returns: The delay in seconds, at most ``longestDelay``, or `nil`.
     public func delay(
         before request: TransportRequest,
         isSentAgainAfter outcome: Result<TransportResponse, any Error>,
@@ -86,12 +95,12 @@ public struct RetryPolicy: Sendable, Hashable {
         case .success(let response):
             guard retriedStatusCodes.contains(response.statusCode) else { return nil }
             if let header = response.headers["Retry-After"], let wait = Self.retryAfter(header, now: now) {
-                return wait <= maximumDelay ? wait : nil
+                return wait <= maximumDelay ? min(wait, Self.longestDelay) : nil
             }
         case .failure(let error):
             guard let error = error as? URLError, retriedErrorCodes.contains(error.code) else { return nil }
         }
-        let backoff = min(maximumDelay, initialDelay * pow(multiplier, Double(attempt - 1)))
+        let backoff = min(maximumDelay, Self.longestDelay, initialDelay * pow(multiplier, Double(attempt - 1)))
         return backoff * (0.5 + 0.5 * min(max(jitter, 0), 1))
     }
 

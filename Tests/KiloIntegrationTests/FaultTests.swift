@@ -172,6 +172,23 @@ struct FaultTests {
         #expect(try await FaultServer.count(key) == 3)
     }
 
+    /// With no maximum delay, a `Retry-After` of `Int64.max` seconds is a wait of about 31 years
+    /// (`Task.sleep` traps on the value itself), which cancelling ends.
+    @Test func retryAfterOfInt64MaxSecondsWaitsUntilCancelled() async throws {
+        let key = FaultServer.makeKey("flaky-int64-max")
+        let proxy = try FaultServer.proxy(Self.retrying(RetryPolicy(maximumDelay: .infinity)))
+        let task = Task { () async throws -> FaultServer.Attempts in
+            try await proxy.invoke(
+                .get, path: "flaky", arguments: ["key": key, "failures": 1, "retry-after": "9223372036854775807"])
+        }
+        try await FaultServer.waitForCount(1, key: key)
+        try await Task.sleep(for: .milliseconds(200))  // the 503 has arrived; the wait has begun
+        task.cancel()
+        let error = await #expect(throws: URLError.self) { try await task.value }
+        #expect(error?.code == .cancelled)
+        #expect(try await FaultServer.count(key) == 1)
+    }
+
     /// `close`: the server closes without a response; `reset`: it resets the connection;
     /// `partial`: it closes after the headers and 10 of 1000 promised body bytes. Apple's
     /// URLSession calls all three `networkConnectionLost`; Linux's gives -1011, -1005 and -1, which

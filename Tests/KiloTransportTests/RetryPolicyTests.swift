@@ -155,6 +155,15 @@ import Testing
         #expect(delay(patient, after: .status(503, retryAfter: "60")) == 60)
     }
 
+    /// `Task.sleep(for:)` traps on a delay of more than `Int64.max` seconds: with no maximum, a
+    /// server's `Retry-After: 9223372036854775807` must not crash the process.
+    @Test func noDelayIsLongerThanTheLongestDelay() {
+        let unbounded = RetryPolicy(maximumAttempts: 2000, maximumDelay: .infinity)
+        #expect(delay(unbounded, after: .status(503, retryAfter: "9223372036854775807")) == RetryPolicy.longestDelay)
+        #expect(delay(unbounded, after: .status(503, retryAfter: "60")) == 60)
+        #expect(delay(unbounded, after: .status(503), attempt: 1100, jitter: 1) == RetryPolicy.longestDelay)
+    }
+
     @Test(arguments: ["soon", "", "1.5", "-1", "Tuesday"])
     func unreadableRetryAfterFallsBackToBackoff(value: String) {
         #expect(delay(after: .status(503, retryAfter: value), jitter: 0) == 0.25)
