@@ -107,15 +107,20 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The delay a `Retry-After` value asks for, in seconds.
     ///
     /// - Parameters:
-    ///   - value: Whole seconds (`120`) or an HTTP date in any of the three forms RFC 9110 asks
-    ///     recipients to read (`Sun, 06 Nov 1994 08:49:37 GMT`, `Sunday, 06-Nov-94 08:49:37 GMT`,
-    ///     `Sun Nov  6 08:49:37 1994`).
+    ///   - value: Whole seconds (`120`, however many digits) or an HTTP date in any of the three
+    ///     forms RFC 9110 asks recipients to read (`Sun, 06 Nov 1994 08:49:37 GMT`,
+    ///     `Sunday, 06-Nov-94 08:49:37 GMT`, `Sun Nov  6 08:49:37 1994`).
     ///   - now: The current date.
     /// - Returns: The delay, never negative, or `nil` when the value is none of these forms.
     public static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(trimmed) {
             return seconds >= 0 ? TimeInterval(seconds) : nil
+        }
+        // More digits than an `Int` holds are still a number of seconds (RFC 9110's
+        // `delay-seconds` is `1*DIGIT`), only a very large one: longer than any maximum.
+        if !trimmed.isEmpty, trimmed.allSatisfy({ ("0"..."9").contains($0) }), let seconds = Double(trimmed) {
+            return seconds
         }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

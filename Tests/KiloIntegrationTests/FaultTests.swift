@@ -172,6 +172,19 @@ struct FaultTests {
         #expect(try await FaultServer.count(key) == 3)
     }
 
+    /// A `Retry-After` with more digits than an `Int` holds asks for a wait longer than the
+    /// maximum: the 503 comes back at once, without a retry after the backoff.
+    @Test func retryAfterTooLargeForAnIntReturnsTheResponseAtOnce() async throws {
+        let key = FaultServer.makeKey("flaky-huge-retry-after")
+        let proxy = try FaultServer.proxy(Self.retrying(.default))
+        let error = await #expect(throws: WebServiceError.self) {
+            let _: FaultServer.Attempts = try await proxy.invoke(
+                .get, path: "flaky", arguments: ["key": key, "failures": 1, "retry-after": "99999999999999999999"])
+        }
+        #expect(error?.statusCode == 503)
+        #expect(try await FaultServer.count(key) == 1)
+    }
+
     /// With no maximum delay, a `Retry-After` of `Int64.max` seconds is a wait of about 31 years
     /// (`Task.sleep` traps on the value itself), which cancelling ends.
     @Test func retryAfterOfInt64MaxSecondsWaitsUntilCancelled() async throws {

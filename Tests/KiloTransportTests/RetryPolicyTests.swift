@@ -155,6 +155,14 @@ import Testing
         #expect(delay(patient, after: .status(503, retryAfter: "60")) == 60)
     }
 
+    /// A number of seconds too large for an `Int` asks for a longer wait than any other, not for
+    /// the backoff.
+    @Test func retryAfterTooLargeForAnIntReturnsTheResponse() {
+        #expect(RetryPolicy.retryAfter("99999999999999999999", now: now) == 1e20)
+        #expect(delay(after: .status(503, retryAfter: "99999999999999999999")) == nil)
+        #expect(delay(after: .status(503, retryAfter: String(repeating: "9", count: 400))) == nil)
+    }
+
     /// `Task.sleep(for:)` traps on a delay of more than `Int64.max` seconds: with no maximum, a
     /// server's `Retry-After: 9223372036854775807` must not crash the process.
     @Test func noDelayIsLongerThanTheLongestDelay() {
