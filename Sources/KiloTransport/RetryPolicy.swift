@@ -100,7 +100,10 @@ public struct RetryPolicy: Sendable, Hashable {
         case .failure(let error):
             guard let error = error as? URLError, retriedErrorCodes.contains(error.code) else { return nil }
         }
-        let backoff = min(maximumDelay, Self.longestDelay, initialDelay * pow(multiplier, Double(attempt - 1)))
+        // With no initial delay the backoff stays 0: after 1,024 doublings the product would be
+        // 0 × ∞, NaN, which `min` turns into the maximum delay.
+        let growth = initialDelay > 0 ? initialDelay * pow(multiplier, Double(attempt - 1)) : 0
+        let backoff = min(maximumDelay, Self.longestDelay, growth)
         return backoff * (0.5 + 0.5 * min(max(jitter, 0), 1))
     }
 

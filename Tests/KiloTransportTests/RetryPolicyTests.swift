@@ -54,6 +54,14 @@ import Testing
         #expect(delays == [1, 3, 5, 5, 5])
     }
 
+    /// 2^1024 is infinite in a `Double`, and 0 × ∞ is NaN.
+    @Test(arguments: [1, 2, 1024, 1025, 5000])
+    func noInitialDelayNeverWaits(attempt: Int) {
+        let immediate = RetryPolicy(maximumAttempts: .max, initialDelay: 0)
+        #expect(delay(immediate, after: .status(503), attempt: attempt, jitter: 1) == 0)
+        #expect(delay(immediate, after: .urlError(.timedOut), attempt: attempt, jitter: 0.5) == 0)
+    }
+
     @Test(arguments: [(-1.0, 0.25), (2.0, 0.5)])
     func jitterOutsideZeroToOneIsClamped(jitter: Double, expected: TimeInterval) {
         #expect(delay(after: .status(503), jitter: jitter) == expected)
