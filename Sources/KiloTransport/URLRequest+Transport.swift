@@ -12,6 +12,11 @@ extension URLRequest {
     /// `application/octet-stream`, since Linux's URLSession would otherwise call it a form. A
     /// header whose value holds a carriage return, line feed or NUL is left out, as
     /// `setValue(_:forHTTPHeaderField:)` leaves it out (``HTTPHeaders/validate()`` refuses it).
+    /// So are `Content-Length` and `Transfer-Encoding`: the session frames the body itself, as
+    /// `AsyncHTTPClientTransport` does. Linux's URLSession would send a given one as it is, and
+    /// one that disagrees with the body cuts the body short, or leaves the server waiting for
+    /// bytes that never come, or makes it read the rest of the body as the next request on the
+    /// connection.
     /// A timeout of more than about 31 years, an infinite one included, is given as 31 years.
     ///
     /// - Parameter request: The request to convert.
@@ -34,14 +39,14 @@ extension URLRequest {
             // All at once, as setValue(_:forHTTPHeaderField:) would store them one by one: names
             // capitalized, values checked (see HeaderNameCase).
             var fields: [String: String] = [:]
-            for field in request.headers where HTTPHeaders.canBeSent(field.value) {
+            for field in request.headers where HTTPHeaders.canBeSent(field.value) && !Self.isFraming(field.name) {
                 fields[headerNames?.capitalized(field.name) ?? field.name.capitalized] = field.value
             }
             if !fields.isEmpty {
                 allHTTPHeaderFields = fields
             }
         #else
-            for field in request.headers {
+            for field in request.headers where !Self.isFraming(field.name) {
                 setValue(field.value, forHTTPHeaderField: field.name)
             }
         #endif
@@ -63,5 +68,13 @@ extension URLRequest {
         if case .data(let data) = request.body {
             httpBody = data
         }
+    }
+
+    /// The fields that say how the body is framed, which the session sets from the body.
+    private static let framingFields: HTTPHeaders = ["Content-Length": "", "Transfer-Encoding": ""]
+
+    /// Whether `name` is `Content-Length` or `Transfer-Encoding`, in any case.
+    private static func isFraming(_ name: String) -> Bool {
+        framingFields[name] != nil
     }
 }

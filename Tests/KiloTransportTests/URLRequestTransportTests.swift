@@ -57,6 +57,16 @@ import FoundationNetworking
         #expect(request.value(forHTTPHeaderField: "X-Good") == "fine")
     }
 
+    @Test(arguments: ["Content-Length", "content-length", "TRANSFER-ENCODING", "Transfer-Encoding"])
+    func framingFieldsAreLeftForTheSessionToSet(name: String) {
+        let headers: HTTPHeaders = [name: "1", "X-Good": "fine"]
+        let body = Data("a=b".utf8)
+        let request = URLRequest(TransportRequest(method: .post, url: url, headers: headers, body: .data(body)))
+        #expect(request.value(forHTTPHeaderField: name) == nil)
+        #expect(request.value(forHTTPHeaderField: "X-Good") == "fine")
+        #expect(request.httpBody == body)
+    }
+
     @Test func manyMoreNamesThanAreRememberedAreEachStoredAsSetValueStoresThem() {
         for index in 0..<600 {
             let name = "x-name-\(index)-of-many"
