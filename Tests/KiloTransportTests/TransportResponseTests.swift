@@ -14,6 +14,21 @@ import FoundationNetworking
         try #require(HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: fields))
     }
 
+    #if canImport(FoundationNetworking)
+        /// Linux's `HTTPURLResponse` keeps `X-` names in the spellings they came in.
+        @Test func aFieldSpelledTwoWaysKeepsBothValues() throws {
+            let fields = ["X-Request-Id": "1", "x-request-id": "2", "X-REQUEST-ID": "3", "Accept-Ranges": "bytes"]
+            let session = try #require(
+                HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields)
+            )
+            #expect(session.allHeaderFields.count == 4)
+            let response = TransportResponse(session, body: Data())
+            #expect(response.headers.count == 2)
+            #expect(response.headers["x-request-id"] == "3, 1, 2")
+            #expect(response.headers["Accept-Ranges"] == "bytes")
+        }
+    #endif
+
     @Test func aSessionResponsesHeadersAreAllThereWhenRead() throws {
         let response = TransportResponse(try sessionResponse(statusCode: 201), body: Data("{}".utf8))
         #expect(response.statusCode == 201)
