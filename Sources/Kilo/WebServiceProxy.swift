@@ -144,6 +144,11 @@ public final class WebServiceProxy: Sendable {
     }
 
     /// Header fields added to every request.
+    ///
+    /// Reading the dictionary, and setting a whole one, are each atomic. Changing one field
+    /// (`proxy.headers["X-Token"] = token`) is not: it reads the dictionary, then sets a changed
+    /// copy, so two such changes made at once, from different threads or tasks, can lose one of
+    /// them. Make them from one thread or task at a time.
     public var headers: [String: String] {
         get { settings.withLock { $0.headers } }
         set { settings.withLock { $0.headers = newValue } }
