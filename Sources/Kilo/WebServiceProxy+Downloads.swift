@@ -79,8 +79,28 @@ extension WebServiceProxy {
     ) throws -> PreparedRequest {
         var prepared = try makeRequest(method, path: path, arguments: arguments, content: nil, progress: progress)
         prepared.request.responseBodyFile = destination.deletingLastPathComponent()
-            .appendingPathComponent(".\(destination.lastPathComponent).kilo-\(UUID().uuidString)")
+            .appendingPathComponent(Self.partialName(for: destination.lastPathComponent))
         return prepared
+    }
+
+    /// The longest file name, in UTF-8 bytes, that common file systems take (ext4, XFS, tmpfs,
+    /// APFS: `NAME_MAX`).
+    private static let longestFileName = 255
+
+    /// The name of the temporary file that a download to a file named `name` writes beside it:
+    /// `.name.kilo-UUID`, with `name` shortened (at a Unicode scalar) so that the whole stays within
+    /// ``longestFileName`` bytes, whatever the length of a name the file system takes.
+    static func partialName(for name: String) -> String {
+        let suffix = ".kilo-\(UUID().uuidString)"
+        let room = longestFileName - 1 - suffix.utf8.count
+        var kept = String.UnicodeScalarView()
+        var count = 0
+        for scalar in name.unicodeScalars {
+            count += UTF8.width(scalar)
+            guard count <= room else { break }
+            kept.append(scalar)
+        }
+        return "." + String(kept) + suffix
     }
 
     private func sendDownload(_ prepared: PreparedRequest, to destination: URL) async throws -> HTTPHeaders {

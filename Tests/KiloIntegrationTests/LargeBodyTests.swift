@@ -131,6 +131,19 @@ struct LargeBodyTests {
         #expect(reports.withLock { $0.last?.fractionReceived } == 1)
     }
 
+    /// The temporary file beside a destination whose name is as long as the file system allows
+    /// gets a shortened name, on either kind of session.
+    @Test func aDownloadToADestinationWithTheLongestNameSucceeds() async throws {
+        let directory = try TemporaryDirectory()
+        let name = String(repeating: "é", count: 100) + String(repeating: "a", count: 51) + ".bin"
+        let destination = directory.url.appendingPathComponent(name)
+        for proxy in [try Servers.sampleProxy(), try progressProxy()] {
+            try await proxy.download(path: "bytes", arguments: ["n": 1000], to: destination)
+            #expect(try Data(contentsOf: destination) == Data((0..<1000).map { UInt8($0 % 251) }))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == [name])
+        }
+    }
+
     @Test func aCallbackDownloadReplacesAnExistingFile() async throws {
         let directory = try TemporaryDirectory()
         let destination = try directory.write(Data("old".utf8), named: "download.bin")

@@ -35,6 +35,18 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["report.csv"])
     }
 
+    /// A destination whose name is as long as the file system allows (255 bytes, some of them
+    /// in two-byte characters) still gets a temporary file beside it, under a shortened name.
+    @Test func aDownloadToADestinationWithTheLongestNameSucceeds() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
+        let name = String(repeating: "é", count: 100) + String(repeating: "a", count: 51) + ".bin"
+        #expect(name.utf8.count == 255)
+        let destination = directory.appendingPathComponent(name)
+        try await makeProxy(FakeTransport(statusCode: 200, body: "long")).download(path: "file", to: destination)
+        #expect(try String(contentsOf: destination, encoding: .utf8) == "long")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [name])
+    }
+
     @Test func aCallbackDownloadDeliversTheHeadersOnTheCallbackQueue() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
         let queue = DispatchQueue(label: "kilo.tests.downloads")
