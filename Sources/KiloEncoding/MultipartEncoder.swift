@@ -52,7 +52,8 @@ public struct MultipartEncoder: Sendable {
     /// - Parameter arguments: The arguments to encode; ``Argument/file(_:)`` values are read now.
     /// - Returns: The body bytes.
     /// - Throws: ``ArgumentEncodingError`` for an empty key, a non-finite number, a line break in
-    ///   a name or file name, or a file that cannot be read.
+    ///   a name or file name, or a file that cannot be read or is not a regular file (a
+    ///   directory, a device such as `/dev/zero`, a named pipe).
     public func encode(_ arguments: [String: Argument]) throws -> Data {
         var body = Data()
         try write(arguments) { chunk in
@@ -117,16 +118,9 @@ public struct MultipartEncoder: Sendable {
     public func validate(_ arguments: [String: Argument]) throws {
         for pair in try validatedPairs(arguments) {
             guard case .file(let url) = pair.value else { continue }
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-                throw ArgumentEncodingError.unreadableFile(pair.name, url: url, reason: "The file does not exist.")
-            }
-            guard !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: url.path) else {
-                throw ArgumentEncodingError.unreadableFile(
-                    pair.name,
-                    url: url,
-                    reason: "The file is a directory or is not readable."
-                )
+            try FileChunkReader.checkRegularFile(url, key: pair.name)
+            guard FileManager.default.isReadableFile(atPath: url.path) else {
+                throw ArgumentEncodingError.unreadableFile(pair.name, url: url, reason: "The file is not readable.")
             }
         }
     }

@@ -2,6 +2,12 @@ import Foundation
 import KiloEncoding
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 @Suite struct MultipartEncoderTests {
     private let encoder = MultipartEncoder(boundary: "B")
     private let directory: TemporaryDirectory
@@ -291,6 +297,47 @@ import Testing
         #expect(error?.isUnreadableFile == true)
         #expect(error?.fileURL == folder)
         #expect(error?.key == "doc")
+    }
+
+    /// A device never ends (`/dev/zero` would fill memory) or is empty, neither of which is a file
+    /// part; the sink gives up after 8 MiB, so that the test fails rather than fills memory
+    /// if the device is read.
+    @Test(arguments: ["/dev/zero", "/dev/null"])
+    func deviceThrowsUnreadableFileWithoutBeingRead(path: String) throws {
+        struct ReadTooMuch: Error {}
+        let device = URL(fileURLWithPath: path)
+        var written = 0
+        let error = #expect(throws: ArgumentEncodingError.self) {
+            try encoder.write(["doc": .file(device)]) { chunk in
+                written += chunk.count
+                if written > 8 * 1024 * 1024 { throw ReadTooMuch() }
+            }
+        }
+        #expect(error?.isUnreadableFile == true)
+        #expect(error?.fileURL == device)
+        #expect(throws: ArgumentEncodingError.self) { try encoder.validate(["doc": .file(device)]) }
+    }
+
+    /// Opening a named pipe waits for a writer, perhaps forever: it is rejected without being opened.
+    @Test func namedPipeIsRejectedWithoutBeingOpened() throws {
+        let pipe = directory.url(for: "pipe")
+        #expect(mkfifo(pipe.path, 0o600) == 0)
+        // `#require`: were the check missing, `encode` below would wait forever.
+        let error = try #require(throws: ArgumentEncodingError.self) { try encoder.validate(["doc": .file(pipe)]) }
+        #expect(error.isUnreadableFile)
+        #expect(throws: ArgumentEncodingError.self) { try encoder.encode(["doc": .file(pipe)]) }
+    }
+
+    @Test func symbolicLinkToAFileIsReadAndABrokenOneIsRejected() throws {
+        let file = try directory.makeFile(named: "target.txt", text: "hi")
+        let link = directory.url(for: "link.txt")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: file)
+        try encoder.validate(["doc": .file(link)])
+        #expect(String(decoding: try encoder.encode(["doc": .file(link)]), as: UTF8.self).contains("\r\n\r\nhi\r\n"))
+        let broken = directory.url(for: "broken.txt")
+        try FileManager.default.createSymbolicLink(at: broken, withDestinationURL: directory.url(for: "missing.txt"))
+        #expect(throws: ArgumentEncodingError.self) { try encoder.validate(["doc": .file(broken)]) }
+        #expect(throws: ArgumentEncodingError.self) { try encoder.encode(["doc": .file(broken)]) }
     }
 
     @Test func unreadableFileInAListNamesTheList() throws {

@@ -210,6 +210,26 @@ struct BadInputTests {
         try await expectUnreadable(subdirectory)
     }
 
+    /// A device is not a file part: `/dev/zero` would be read until memory ran out. `/dev/null`
+    /// stands in for it here, since it ends at once if it is read.
+    @Test func deviceIsRejected() async throws {
+        try await expectUnreadable(URL(fileURLWithPath: "/dev/null"))
+    }
+
+    /// A device beside a file large enough to be streamed is rejected when `invoke` is called.
+    @Test func deviceBesideALargeFileIsRejectedUpFront() async throws {
+        let directory = try TemporaryDirectory()
+        let large = try directory.write(Data(count: Int(WebServiceProxy.multipartMemoryLimit) + 1), named: "large.bin")
+        let device = URL(fileURLWithPath: "/dev/null")
+        proxy.encoding = .multipartFormData
+        let outcome: CallbackOutcome<Void> = try await callback {
+            proxy.invoke(.post, path: countedPath, arguments: ["a": large, "b": device], resultHandler: $0)
+        }
+        #expect(outcome.task == nil)
+        #expect((outcome.error as? ArgumentEncodingError)?.fileURL == device)
+        try await expectNothingSent()
+    }
+
     // CI runs the tests as root, which reads a mode-000 file anyway, so there is nothing to test there.
     @Test(.disabled(if: getuid() == 0, "root can read a file with mode 000"))
     func fileWithoutReadPermissionIsRejected() async throws {
