@@ -43,6 +43,8 @@ can check how many requests, retries included, reached the server.
                                           id: it compresses about 50 times
     GET  /huge?mb=M                       200 with Content-Length M MiB of zeros, streamed; stops
                                           when the client disconnects
+    *    /stall?kb=N                      200 with Content-Length N KiB + 1 byte, then N KiB of
+                                          zeros, then nothing more until the client goes away
     *    /stale-keep-alive                200, {"received": b, "attempts": n} where b is the size of
                                           the request body, on a connection kept alive (the one
                                           exception to `Connection: close`); when the client sends
@@ -252,6 +254,11 @@ class FaultHandler(socketserver.BaseRequestHandler):
                          [("Content-Encoding", "gzip")])
         elif path == "/huge":
             self.stream_zeros(int(float(query.get("mb", "1")) * 1024 * 1024))
+        elif path == "/stall":
+            length = int(query.get("kb", "1")) * 1024
+            self.send_head(200, "OK", [("Content-Type", "application/octet-stream")], length + 1)
+            self.request.sendall(bytes(length))
+            self.wait_for_client_to_leave()
         else:
             self.respond(404, "Not Found", b"no such endpoint\n", "text/plain; charset=utf-8")
 

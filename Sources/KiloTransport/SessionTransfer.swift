@@ -305,7 +305,8 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
             return .success(TransportResponse(response, body: Data()))
         }
         if let file = request.responseBodyFile, case .file = request.body {
-            // An upload whose response goes to a file: the body arrived in memory.
+            // An upload whose response goes to a file, through a completion handler (on your
+            // session, or off Linux): the body arrived in memory.
             do {
                 try body.write(to: file)
             } catch {

@@ -186,12 +186,13 @@ public struct URLSessionTransport: CallbackTransport {
     /// upload), so other requests use completion handlers, and the delegate sees only their
     /// authentication challenges.
     ///
-    /// A download to a file is, on Linux, a delegate-driven data task whose chunks the transfer
-    /// writes to the file at once, on the session's work queue, as URLSession writes a download
-    /// task's file there: nothing waits in memory, and a failed download leaves no file behind
-    /// (a download task's own temporary file is not removed when the task fails). Elsewhere a
-    /// download uses a download task with a completion handler, and reports progress only at its
-    /// ends: a download delegate's per-chunk callbacks wait in memory for the delegate queue.
+    /// A download to a file is, on Linux, a delegate-driven data task (an upload task, for a file
+    /// body) whose chunks the transfer writes to the file at once, on the session's work queue, as
+    /// URLSession writes a download task's file there: nothing waits in memory, and a failed
+    /// download leaves no file behind (a download task's own temporary file is not removed when
+    /// the task fails). Elsewhere a download uses a download task with a completion handler, and
+    /// reports progress only at its ends: a download delegate's per-chunk callbacks wait in memory
+    /// for the delegate queue.
     private func makeTask(
         _ urlRequest: URLRequest,
         for transfer: SessionTransfer,
@@ -199,6 +200,12 @@ public struct URLSessionTransport: CallbackTransport {
     ) -> URLSessionTask {
         let task: URLSessionTask
         switch (transfer.request.body, transfer.request.responseBodyFile, transfer.request.progress) {
+        #if canImport(FoundationNetworking)
+            case (.file(let fileURL), .some, _):
+                // An upload whose response goes to a file: written chunk by chunk, as a download's.
+                transfer.writesBodyFileItself()
+                task = session.uploadTask(with: urlRequest, fromFile: fileURL)
+        #endif
         case (.file(let fileURL), _, .some):
             task = session.uploadTask(with: urlRequest, fromFile: fileURL)
         case (_, nil, .some):

@@ -62,6 +62,34 @@ struct URLSessionTransportDownloadTests {
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }
 
+    /// The response to an upload from a file (a download whose request has a streamed multipart
+    /// body) goes to its file as it arrives, as a download's does, without a progress observer
+    /// too: the server sends 1 MiB of the body and then waits, and the file holds that MiB while
+    /// the transfer is still running. Gathered in memory, the body would never reach the file.
+    @Test func anUploadsResponseGoesToItsFileAsItArrives() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
+        let upload = directory.appendingPathComponent("upload.bin")
+        try Data(count: 1000).write(to: upload)
+        var request = try download("stall?kb=1024")
+        request.method = .post
+        request.body = .file(upload)
+        let file = try #require(request.responseBodyFile)
+        let transport = Self.transport
+        let task = Task { try await transport.send(request) }
+        var size: Int64 = 0
+        let deadline = ContinuousClock.now + .seconds(20)  // only a failing test waits this long
+        while size < 1 << 20, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+            let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
+            size = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+        }
+        task.cancel()
+        #expect(size == 1 << 20, "the body did not reach its file as it arrived")
+        let error = await #expect(throws: URLError.self) { try await task.value }
+        #expect(error?.code == .cancelled)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
     /// Neither the file nor a download task's own temporary file stays: the partial body, a mark
     /// of this test's, is found nowhere in the temporary directory.
     @Test func aDownloadCutShortLeavesNoFile() async throws {
