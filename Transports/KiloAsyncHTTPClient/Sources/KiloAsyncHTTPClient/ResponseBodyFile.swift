@@ -31,8 +31,10 @@ enum ResponseBodyFile {
         progress: ProgressObserver?,
         timer: IdleTimer?
     ) async throws -> Int64 {
+        // A name of fixed length, not the destination's own with a suffix: the destination may
+        // already have the longest name its file system takes.
         let partial = destination.deletingLastPathComponent()
-            .appendingPathComponent(".\(destination.lastPathComponent).part-\(UUID().uuidString)")
+            .appendingPathComponent(".kilo-part-\(UUID().uuidString)")
         let writer = try await NIOThreadPool.singleton.runIfActive { try FileWriter(url: partial) }
         var isComplete = false
         defer {
