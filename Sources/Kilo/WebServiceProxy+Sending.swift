@@ -263,15 +263,31 @@ extension WebServiceProxy {
 
     /// Writes a multipart body to a new temporary file, on a background thread so that a large
     /// file does not hold up the caller's thread or Swift's cooperative pool.
+    ///
+    /// Cancelling the calling task stops the writing at the next chunk, removes the file and
+    /// throws `URLError.cancelled`: a body of gigabytes is not written out first.
     private static func writeTemporaryBody(_ streamed: StreamedMultipart) async throws -> URL {
         let file = FileManager.default.temporaryDirectory
             .appendingPathComponent("kilo-upload-\(UUID().uuidString).multipart")
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            DispatchQueue.global(qos: .utility).async {
-                continuation.resume(
-                    with: Result { try streamed.encoder.encode(streamed.arguments, toFile: file) }.map { _ in }
-                )
+        let isCancelled = Locked(false)
+        do {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    DispatchQueue.global(qos: .utility).async {
+                        continuation.resume(
+                            with: Result {
+                                try streamed.encoder.encode(streamed.arguments, toFile: file) {
+                                    !isCancelled.withLock { $0 }
+                                }
+                            }.map { _ in }
+                        )
+                    }
+                }
+            } onCancel: {
+                isCancelled.withLock { $0 = true }
             }
+        } catch is CancellationError {
+            throw URLError(.cancelled)
         }
         return file
     }

@@ -79,6 +79,25 @@ public struct MultipartEncoder: Sendable {
     ///   the body file cannot be written.
     @discardableResult
     public func encode(_ arguments: [String: Argument], toFile fileURL: URL) throws -> Int64 {
+        try encode(arguments, toFile: fileURL, while: { true })
+    }
+
+    /// Encodes arguments as a multipart body written to a file, as ``encode(_:toFile:)`` does,
+    /// but stops as soon as `shouldContinue` returns `false`, which it is asked before each chunk.
+    ///
+    /// - Parameters:
+    ///   - arguments: The arguments to encode.
+    ///   - fileURL: Where to write the body; removed if encoding fails or stops.
+    ///   - shouldContinue: Whether to go on writing.
+    /// - Returns: The number of bytes written.
+    /// - Throws: `CancellationError` when `shouldContinue` returned `false`, and the errors of
+    ///   ``encode(_:toFile:)``.
+    @discardableResult
+    package func encode(
+        _ arguments: [String: Argument],
+        toFile fileURL: URL,
+        while shouldContinue: () -> Bool
+    ) throws -> Int64 {
         let pairs = try validatedPairs(arguments)
         guard FileManager.default.createFile(atPath: fileURL.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: fileURL.path])
@@ -88,6 +107,7 @@ public struct MultipartEncoder: Sendable {
             let handle = try FileHandle(forWritingTo: fileURL)
             defer { try? handle.close() }  // Closing after a completed write loses nothing.
             try write(pairs) { chunk in
+                guard shouldContinue() else { throw CancellationError() }
                 try handle.write(contentsOf: chunk)
                 written += Int64(chunk.count)
             }
