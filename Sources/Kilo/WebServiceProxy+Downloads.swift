@@ -116,9 +116,7 @@ extension WebServiceProxy {
             }
             if !FileManager.default.fileExists(atPath: partial.path) {
                 // An empty body may leave no file behind.
-                guard FileManager.default.createFile(atPath: partial.path, contents: Data()) else {
-                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: partial.path])
-                }
+                try Data().write(to: partial)  // or the file system's reason why not
             }
             // rename(2) replaces the destination atomically: readers see the old file or the new one.
             guard rename(partial.path, destination.path) == 0 else {

@@ -99,9 +99,7 @@ public struct MultipartEncoder: Sendable {
         while shouldContinue: () -> Bool
     ) throws -> Int64 {
         let pairs = try validatedPairs(arguments)
-        guard FileManager.default.createFile(atPath: fileURL.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: fileURL.path])
-        }
+        try Data().write(to: fileURL)  // creates or empties the file, or says why it cannot
         var written: Int64 = 0
         do {
             let handle = try FileHandle(forWritingTo: fileURL)

@@ -456,6 +456,14 @@ import Testing
         #expect(!directory.fileExists(at: target))
     }
 
+    /// A body file that cannot be made fails with the file system's reason, not an error that
+    /// says nothing (`FileManager.createFile` only answers yes or no).
+    @Test func encodeToFileInAMissingFolderThrowsTheReason() throws {
+        let target = directory.url(for: "missing-folder").appendingPathComponent("body.multipart")
+        let error = #expect(throws: CocoaError.self) { try encoder.encode(["a": "1"], toFile: target) }
+        #expect(error?.code == .fileNoSuchFile)
+    }
+
     @Test func encodeToFileRemovesTheTargetWhenAFileIsUnreadable() throws {
         let good = try directory.makeFile(named: "a.txt", text: "written before the failure")
         let missing = directory.url(for: "missing.txt")
