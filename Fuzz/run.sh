@@ -29,7 +29,8 @@ if ((needs_build)); then
     echo "Building $fuzzer"
     mkdir -p "$build/module"
     # KiloEncoding as its own module, so the harness sees only its public API.
-    swiftc "${flags[@]}" -module-name KiloEncoding -emit-library -static \
+    # -package-name: KiloEncoding shares a few `package` declarations with Kilo's other modules.
+    swiftc "${flags[@]}" -module-name KiloEncoding -package-name Kilo -emit-library -static \
         -emit-module -emit-module-path "$build/module/KiloEncoding.swiftmodule" \
         -o "$build/libKiloEncoding.a" "${library_sources[@]}"
     swiftc "${flags[@]}" -warnings-as-errors -module-name KiloEncodingFuzzer -I "$build/module" \
