@@ -363,7 +363,8 @@ struct AsyncHTTPClientTransportTests {
         let started = Protected(false)
         let request = TransportRequest(
             method: .get,
-            url: try LiveServers.url(LiveServers.fault, "huge?mb=2048"),
+            // 2 MiB of a longer body, then nothing: only the cancellation can end the download.
+            url: try LiveServers.url(LiveServers.fault, "stall?kb=2048"),
             responseBodyFile: destination,
             progress: ProgressObserver { progress in
                 if progress.bytesReceived > 0 { started.withLock { $0 = true } }
@@ -377,7 +378,9 @@ struct AsyncHTTPClientTransportTests {
         task.cancel()
         let error = await #expect(throws: URLError.self) { try await task.value }
         #expect(error?.code == .cancelled)
-        #expect(ContinuousClock.now - cancelled < .seconds(2))
+        // Only the cancellation can end it; the bound is loose because a busy machine can hold
+        // up the awaiting test itself for seconds.
+        #expect(ContinuousClock.now - cancelled < .seconds(10))
         #expect(try Data(contentsOf: destination) == Data("old".utf8))
         #expect(try directory.contents() == ["download.bin"])
     }
