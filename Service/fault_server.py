@@ -15,6 +15,8 @@ Every request whose query has `key=K` is counted under K (except `/count` itself
 can check how many requests, retries included, reached the server.
 
     GET  /ok                              200, {"ok": true}
+    GET  /latin1-header                   200, {"ok": true}, with `X-Name: café` in ISO-8859-1 (one
+                                          byte outside ASCII, which Linux's URLSession refuses)
     GET  /health                          200, text/plain "ok"
     GET  /count?key=K                     200, {"key": K, "count": n}: requests counted under K so far
     *    /drop[?mark=M]                   status line and headers with Content-Length 1000, then 10
@@ -207,6 +209,8 @@ class FaultHandler(socketserver.BaseRequestHandler):
     def route(self, path, query, headers, body, key, n):
         if path == "/ok":
             self.respond(200, "OK", {"ok": True})
+        elif path == "/latin1-header":
+            self.respond(200, "OK", {"ok": True}, headers=[("X-Name", "caf\xe9")])
         elif path == "/health":
             self.respond(200, "OK", b"ok", "text/plain; charset=utf-8")
         elif path == "/count":

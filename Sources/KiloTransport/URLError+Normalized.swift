@@ -21,6 +21,8 @@ extension URLError {
             case .unknown where message.hasPrefix("transfer closed"),
                 .badServerResponse where message == "Empty reply from server":
                 code = .networkConnectionLost
+            case .unknown where message == "Failed writing header":
+                code = .cannotParseResponse  // a header field Linux's URLSession cannot take in
             case .unknown where message.hasPrefix("SSL certificate problem"):
                 code = .serverCertificateUntrusted
             case .unknown where message.hasPrefix("SSL") || message.contains("TLS"):

@@ -202,6 +202,25 @@ struct FaultTests {
         #expect(try await FaultServer.count(key) == 1)
     }
 
+    /// A response header whose value has a byte outside ASCII (`X-Name: café` in ISO-8859-1).
+    /// Linux's URLSession refuses the whole response ("Failed writing header", -1); the transport
+    /// calls that `cannotParseResponse`, keeping libcurl's error as the underlying one, rather
+    /// than the `unknown` that says nothing. SwiftNIO takes the response.
+    @Test func aHeaderValueOutsideASCII() async throws {
+        struct OK: Decodable { var ok: Bool }
+        let proxy = try FaultServer.proxy()
+        #if KILO_ASYNC_HTTP_CLIENT || !canImport(FoundationNetworking)
+            let result: OK = try await proxy.invoke(.get, path: "latin1-header")
+            #expect(result.ok)
+        #else
+            let error = await #expect(throws: URLError.self) {
+                let _: OK = try await proxy.invoke(.get, path: "latin1-header")
+            }
+            #expect(error?.code == .cannotParseResponse)
+            #expect((error?.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == URLError.unknown.rawValue)
+        #endif
+    }
+
     /// `close`: the server closes without a response; `reset`: it resets the connection;
     /// `partial`: it closes after the headers and 10 of 1000 promised body bytes. Apple's
     /// URLSession calls all three `networkConnectionLost`; Linux's gives -1011, -1005 and -1, which
