@@ -346,8 +346,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
             if let response = challenge.failureResponse as? HTTPURLResponse {
                 lock.withLock { challengedResponse = response }
             }
-            // Kilo's own session delegate is what called this transfer: it has no answer of its own.
-            guard let yours = session.delegate as? any URLSessionTaskDelegate, !(yours is SessionDelegate) else {
+            guard let yours = Self.callersDelegate(of: session) else {
                 Self.decline(completionHandler)
                 return
             }
@@ -379,7 +378,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     ) {
         #if canImport(FoundationNetworking)
             let request = request.droppingCredentials(redirectedFrom: response.url)
-            guard let yours = session.delegate as? any URLSessionTaskDelegate, !(yours is SessionDelegate) else {
+            guard let yours = Self.callersDelegate(of: session) else {
                 completionHandler(request)
                 return
             }
@@ -396,6 +395,15 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     }
 
     #if canImport(FoundationNetworking)
+        /// The task delegate of your session, which the transfer passes events on to, or `nil`
+        /// when it has none, or when the session is Kilo's own: its delegate is what called the
+        /// transfer, and has no answer of its own.
+        private static func callersDelegate(of session: URLSession) -> (any URLSessionTaskDelegate)? {
+            guard let delegate = session.delegate as? any URLSessionTaskDelegate, !(delegate is SessionDelegate)
+            else { return nil }
+            return delegate
+        }
+
         /// Declines a challenge, off the calling thread: declining cancels the task, which waits for
         /// the session's work queue, and on a session that delivers events inline this thread is that
         /// queue.
