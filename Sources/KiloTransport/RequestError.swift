@@ -15,6 +15,7 @@ public struct RequestError: Error, Sendable, Hashable {
         case invalidHeaderValue
         case invalidPath
         case invalidTimeout
+        case bodyNotAllowed
     }
 
     private let code: Code
@@ -68,6 +69,21 @@ public struct RequestError: Error, Sendable, Hashable {
     public static func invalidTimeout(_ timeoutInterval: TimeInterval) -> RequestError {
         RequestError(.invalidTimeout, subject: String(describing: timeoutInterval))
     }
+
+    /// A request of a method that cannot carry a body has one: a `GET` with a file body, or with
+    /// data that is not empty.
+    ///
+    /// `URLSession` refuses such a request on every platform, with a misleading
+    /// `URLError.dataLengthExceedsMaximum` ("resource exceeds maximum size"); Kilo refuses it
+    /// with this error before anything is sent, whatever the transport, so that a request that
+    /// works over one transport (or through a ``FakeTransport``) works over any. Send the content
+    /// with another method, such as `POST`, or in the query string.
+    ///
+    /// - Parameter method: The method's name.
+    /// - Returns: The error.
+    public static func bodyNotAllowed(_ method: String) -> RequestError {
+        RequestError(.bodyNotAllowed, subject: method)
+    }
 }
 
 extension RequestError: LocalizedError {
@@ -79,6 +95,7 @@ extension RequestError: LocalizedError {
         case .invalidHeaderValue: return "The value of header \"\(subject)\" contains a line break or NUL."
         case .invalidPath: return "The path \"\(subject)\" does not form a valid HTTP URL."
         case .invalidTimeout: return "The timeout \(subject) is not a positive number of seconds."
+        case .bodyNotAllowed: return "A \(subject) request cannot have a body."
         }
     }
 }
@@ -96,6 +113,7 @@ extension RequestError: CustomStringConvertible {
         case .invalidHeaderValue: cause = "invalidHeaderValue"
         case .invalidPath: cause = "invalidPath"
         case .invalidTimeout: cause = "invalidTimeout"
+        case .bodyNotAllowed: cause = "bodyNotAllowed"
         }
         let argument = code == .invalidTimeout ? subject : String(reflecting: subject)
         return "RequestError.\(cause)(\(argument)): \(errorDescription ?? "")"

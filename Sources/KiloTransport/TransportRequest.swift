@@ -97,7 +97,9 @@ public struct TransportRequest: Sendable, Hashable {
     /// - Throws: ``RequestError/invalidMethod(_:)`` for a method that is not an RFC 9110 token,
     ///   ``RequestError/invalidHeaderName(_:)`` or ``RequestError/invalidHeaderValue(_:)`` for a
     ///   header that cannot be sent (see ``HTTPHeaders/validate()``), and
-    ///   ``RequestError/invalidTimeout(_:)`` for a timeout that is zero, negative or NaN.
+    ///   ``RequestError/invalidTimeout(_:)`` for a timeout that is zero, negative or NaN, and
+    ///   ``RequestError/bodyNotAllowed(_:)`` for a `GET` with a body (a file, or data that is not
+    ///   empty), which `URLSession` refuses.
     public func validate() throws {
         guard HTTPHeaders.isToken(method.rawValue) else {
             throw RequestError.invalidMethod(method.rawValue)
@@ -105,6 +107,18 @@ public struct TransportRequest: Sendable, Hashable {
         try headers.validate()
         if let timeoutInterval, !(timeoutInterval > 0) {
             throw RequestError.invalidTimeout(timeoutInterval)
+        }
+        if hasContent, method == .get {
+            throw RequestError.bodyNotAllowed(method.rawValue)
+        }
+    }
+
+    /// Whether the request has a body that `URLSession` sends: a file, or data that is not empty.
+    private var hasContent: Bool {
+        switch body {
+        case .data(let data): !data.isEmpty
+        case .file: true
+        case nil: false
         }
     }
 }

@@ -267,6 +267,26 @@ struct BadInputTests {
         try await expectRejection(.invalidMethod(method.rawValue), asyncMethod: method, callbackMethod: method)
     }
 
+    /// URLSession fails a `GET` with a body with a misleading `URLError.dataLengthExceedsMaximum`
+    /// ("resource exceeds maximum size"), on every platform; Kilo refuses it first, over any
+    /// transport.
+    @Test func getWithABodyIsRejected() async throws {
+        await #expect(throws: RequestError.bodyNotAllowed("GET")) {
+            try await proxy.invoke(.get, path: countedPath, content: Data("x".utf8))
+        }
+        await #expect(throws: RequestError.bodyNotAllowed("GET")) {
+            let _: [String: Int] = try await proxy.invoke(.get, path: countedPath, body: ["x": 1])
+        }
+        let outcome: CallbackOutcome<Void> = try await callback {
+            proxy.invoke(.get, path: countedPath, content: Data("x".utf8), resultHandler: $0)
+        }
+        #expect(outcome.task == nil)
+        #expect(outcome.error as? RequestError == .bodyNotAllowed("GET"))
+        try await expectNothingSent()
+        try await proxy.invoke(.get, path: countedPath, content: Data())
+        #expect(try await FaultServer.count(key) == 1)
+    }
+
     @Test(arguments: [0, -1, .nan] as [TimeInterval])
     func timeoutThatIsNotPositiveIsRejected(timeout: TimeInterval) async throws {
         try await expectRejection(.invalidTimeout(timeout), by: proxy.withTimeout(timeout))

@@ -18,9 +18,9 @@ import Testing
         #expect(RequestError.invalidTimeout(0) != .invalidTimeout(-1))
         let all: Set<RequestError> = [
             .invalidMethod("X"), .invalidHeaderName("X"), .invalidHeaderValue("X"), .invalidPath("X"),
-            .invalidTimeout(0),
+            .invalidTimeout(0), .bodyNotAllowed("X"),
         ]
-        #expect(all.count == 5)
+        #expect(all.count == 6)
     }
 
     @Test(arguments: [
@@ -30,6 +30,7 @@ import Testing
         (.invalidMethod("GET X"), "GET X"),
         (.invalidTimeout(-2.5), "-2.5"),
         (.invalidTimeout(.nan), "nan"),
+        (.bodyNotAllowed("GET"), "GET"),
     ])
     func subjectIsTheNameOrPathAtFault(error: RequestError, subject: String) {
         #expect(error.subject == subject)
@@ -41,6 +42,7 @@ import Testing
         (.invalidPath("//bad"), #"The path "//bad" does not form a valid HTTP URL."#),
         (.invalidMethod("GET X"), #"The method "GET X" is not a valid HTTP token."#),
         (.invalidTimeout(0), "The timeout 0.0 is not a positive number of seconds."),
+        (.bodyNotAllowed("GET"), "A GET request cannot have a body."),
     ])
     func localizedDescriptionNamesTheProblem(error: RequestError, description: String) {
         #expect(error.errorDescription == description)

@@ -40,4 +40,23 @@ import Testing
             try TransportRequest(method: .get, url: url, timeoutInterval: timeout).validate()
         }
     }
+
+    /// `URLSession` fails a `GET` with a body with `URLError.dataLengthExceedsMaximum`, on every
+    /// platform: every transport refuses it before sending.
+    @Test(arguments: [TransportRequest.Body.data(Data("x".utf8)), .file(URL(fileURLWithPath: "/tmp/body"))])
+    func getWithABodyIsRejected(body: TransportRequest.Body) {
+        #expect(throws: RequestError.bodyNotAllowed("GET")) {
+            try TransportRequest(method: .get, url: url, body: body).validate()
+        }
+        #expect(throws: RequestError.bodyNotAllowed("GET")) {
+            try TransportRequest(method: HTTPMethod(rawValue: "get"), url: url, body: body).validate()
+        }
+    }
+
+    @Test func getWithAnEmptyBodyAndOtherMethodsWithABodyAreAccepted() throws {
+        try TransportRequest(method: .get, url: url, body: .data(Data())).validate()
+        for method in [HTTPMethod.post, .put, .patch, .delete, .options, .head, HTTPMethod(rawValue: "QUERY")] {
+            try TransportRequest(method: method, url: url, body: .data(Data("x".utf8))).validate()
+        }
+    }
 }
