@@ -45,11 +45,14 @@ struct PathResolver: Sendable {
     /// - Throws: ``RequestError/invalidPath(_:)`` unless the result is an absolute HTTP(S) URL
     ///   with a host.
     func resolve(_ path: String) throws -> URL {
-        if let prefix {
+        // Plain first: Swift compares strings by canonical equivalence, so a path such as
+        // "\u{212A}elvin" (KELVIN SIGN) would find the URL remembered for "Kelvin". A plain path is
+        // ASCII, and ASCII strings are equal only when their bytes are.
+        if let prefix, Self.isPlain(path) {
             if let url = recent[path] {
                 return url
             }
-            if Self.isPlain(path), let url = URL(string: prefix + path) {
+            if let url = URL(string: prefix + path) {
                 if path.utf8.count <= Self.recentPathLimit {
                     recent.remember(url, for: path)
                 }

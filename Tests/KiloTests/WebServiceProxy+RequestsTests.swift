@@ -172,6 +172,22 @@ import Testing
         #expect(sent == (paths + paths.reversed()).map { "https://api.example.com/v1/" + $0 })
     }
 
+    /// Swift compares strings by canonical equivalence: `"\u{212A}"` (KELVIN SIGN) equals `"K"`, and
+    /// `"\u{37E}"` (GREEK QUESTION MARK) equals `";"`. A path that only looks like a remembered one
+    /// must still go to its own URL.
+    @Test(arguments: [("Kelvin", "\u{212A}elvin"), ("a;b", "a\u{37E}b")])
+    func aPathCanonicallyEqualToARememberedOneGoesToItsOwnURL(remembered: String, lookalike: String) async throws {
+        let base = try #require(URL(string: "https://api.example.com/v1/"))
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        let proxy = WebServiceProxy(baseURL: base, transport: transport)
+        try await proxy.invoke(.get, path: remembered)
+        try await proxy.invoke(.get, path: lookalike)
+        let sent = await transport.requests.map(\.url.absoluteString)
+        let expected = [remembered, lookalike].map { URL(string: $0, relativeTo: base)?.absoluteURL.absoluteString }
+        #expect(sent == expected)
+        #expect(sent.last?.contains("%") == true)
+    }
+
     @Test func aFileInAFormIsRejected() async throws {
         let transport = FakeTransport(statusCode: 204, data: Data())
         await #expect(throws: ArgumentEncodingError.fileNotAllowed("doc")) {
