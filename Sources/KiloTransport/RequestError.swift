@@ -70,14 +70,15 @@ public struct RequestError: Error, Sendable, Hashable {
         RequestError(.invalidTimeout, subject: String(describing: timeoutInterval))
     }
 
-    /// A request of a method that cannot carry a body has one: a `GET` with a file body, or with
-    /// data that is not empty.
+    /// A request of a method that cannot carry a body has one: a `GET` or `HEAD` with a file
+    /// body, or with data that is not empty.
     ///
-    /// `URLSession` refuses such a request on every platform, with a misleading
-    /// `URLError.dataLengthExceedsMaximum` ("resource exceeds maximum size"); Kilo refuses it
-    /// with this error before anything is sent, whatever the transport, so that a request that
-    /// works over one transport (or through a ``FakeTransport``) works over any. Send the content
-    /// with another method, such as `POST`, or in the query string.
+    /// `URLSession` refuses a `GET` with a body on every platform, with a misleading
+    /// `URLError.dataLengthExceedsMaximum` ("resource exceeds maximum size"), and on Linux sends
+    /// a `HEAD` without its body (but with its `Content-Type`). Kilo refuses both with this error
+    /// before anything is sent, whatever the transport, so that a request that works over one
+    /// transport (or through a ``FakeTransport``) works over any, and no body is lost on the way.
+    /// Send the content with another method, such as `POST`, or in the query string.
     ///
     /// - Parameter method: The method's name.
     /// - Returns: The error.

@@ -98,8 +98,8 @@ public struct TransportRequest: Sendable, Hashable {
     ///   ``RequestError/invalidHeaderName(_:)`` or ``RequestError/invalidHeaderValue(_:)`` for a
     ///   header that cannot be sent (see ``HTTPHeaders/validate()``), and
     ///   ``RequestError/invalidTimeout(_:)`` for a timeout that is zero, negative or NaN, and
-    ///   ``RequestError/bodyNotAllowed(_:)`` for a `GET` with a body (a file, or data that is not
-    ///   empty), which `URLSession` refuses.
+    ///   ``RequestError/bodyNotAllowed(_:)`` for a `GET` or `HEAD` with a body (a file, or data
+    ///   that is not empty), which `URLSession` refuses or leaves out.
     public func validate() throws {
         guard HTTPHeaders.isToken(method.rawValue) else {
             throw RequestError.invalidMethod(method.rawValue)
@@ -108,7 +108,7 @@ public struct TransportRequest: Sendable, Hashable {
         if let timeoutInterval, !(timeoutInterval > 0) {
             throw RequestError.invalidTimeout(timeoutInterval)
         }
-        if hasContent, method == .get {
+        if hasContent, method == .get || method == .head {
             throw RequestError.bodyNotAllowed(method.rawValue)
         }
     }

@@ -268,9 +268,12 @@ struct BadInputTests {
     }
 
     /// URLSession fails a `GET` with a body with a misleading `URLError.dataLengthExceedsMaximum`
-    /// ("resource exceeds maximum size"), on every platform; Kilo refuses it first, over any
-    /// transport.
-    @Test func getWithABodyIsRejected() async throws {
+    /// ("resource exceeds maximum size"), on every platform, and on Linux sends a `HEAD` without
+    /// its body (with its `Content-Type`); Kilo refuses both first, over any transport.
+    @Test func getOrHeadWithABodyIsRejected() async throws {
+        await #expect(throws: RequestError.bodyNotAllowed("HEAD")) {
+            try await proxy.invoke(.head, path: countedPath, content: Data("x".utf8))
+        }
         await #expect(throws: RequestError.bodyNotAllowed("GET")) {
             try await proxy.invoke(.get, path: countedPath, content: Data("x".utf8))
         }
