@@ -91,6 +91,46 @@ public struct TransportRequest: Sendable, Hashable {
         }
     }
 
+    /// Checks that a file body is there to be read, as a transport must before it starts sending:
+    /// given a directory, Linux's URLSession sends nothing and waits until the request times out.
+    ///
+    /// - Throws: ``unreadableFileBody(because:)`` for a file body that is missing, a directory, or
+    ///   not readable.
+    package func checkFileBody() throws {
+        guard case .file(let file) = body else { return }
+        var isDirectory: ObjCBool = false
+        let reason: CocoaError
+        if !FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) {
+            reason = CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: file.path])
+        } else if isDirectory.boolValue {
+            reason = CocoaError(
+                .fileReadUnknown,
+                userInfo: [NSFilePathErrorKey: file.path, NSUnderlyingErrorKey: POSIXError(.EISDIR) as NSError]
+            )
+        } else if !FileManager.default.isReadableFile(atPath: file.path) {
+            reason = CocoaError(.fileReadNoPermission, userInfo: [NSFilePathErrorKey: file.path])
+        } else {
+            return
+        }
+        throw unreadableFileBody(because: reason)
+    }
+
+    /// The error for a file body that cannot be read: `URLError(.fileDoesNotExist)`, as
+    /// `URLSession` reports a missing one, with the file system's reason as its
+    /// `NSUnderlyingErrorKey`.
+    ///
+    /// - Parameter reason: Why the file cannot be read.
+    /// - Returns: The error.
+    package func unreadableFileBody(because reason: any Error) -> URLError {
+        URLError(
+            .fileDoesNotExist,
+            userInfo: [
+                NSUnderlyingErrorKey: reason as NSError,
+                NSURLErrorFailingURLErrorKey: url,
+            ]
+        )
+    }
+
     /// Checks that the request can be sent as it is described; transports call it before they
     /// send anything.
     ///

@@ -111,10 +111,12 @@ public struct URLSessionTransport: CallbackTransport {
     /// - Parameter request: The request to send.
     /// - Returns: The response, whatever its status code.
     /// - Throws: ``RequestError`` for a request that cannot be sent (nothing is sent; see
-    ///   ``TransportRequest/validate()``), the `URLError` the session reports, or the file
-    ///   system's error if the response body file cannot be written.
+    ///   ``TransportRequest/validate()``), `URLError(.fileDoesNotExist)` for a file body that is
+    ///   missing, a directory or unreadable (nothing is sent), the `URLError` the session
+    ///   reports, or the file system's error if the response body file cannot be written.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try request.validate()
+        try request.checkFileBody()
         let transfer = SessionTransfer(request)
         return try await withTaskCancellationHandler {
             // Not a checked continuation (an object and an atomic exchange per request, to catch
@@ -133,7 +135,8 @@ public struct URLSessionTransport: CallbackTransport {
     /// `completion` runs on the session's delegate queue; for a session of the transport's own
     /// on Linux (see ``init(configuration:)``), on the session's work queue, or on the
     /// delegate's serial queue for a request with a progress observer or a response body file;
-    /// for headers that cannot be sent, on a global queue.
+    /// for a request that cannot be sent (bad headers, an unreadable file body), on a global
+    /// queue.
     ///
     /// - Parameters:
     ///   - request: The request to send.
@@ -145,6 +148,7 @@ public struct URLSessionTransport: CallbackTransport {
     ) -> TransportTask {
         do {
             try request.validate()
+            try request.checkFileBody()
         } catch {
             DispatchQueue.global().async { completion(.failure(error)) }
             return TransportTask {}

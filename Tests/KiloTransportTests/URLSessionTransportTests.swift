@@ -154,6 +154,33 @@ struct URLSessionTransportTests {
         }
     }
 
+    /// Given a directory as an upload's file, Linux's URLSession sent nothing and waited for the
+    /// whole timeout (60 s by default), then failed with `.timedOut`, which the default retry
+    /// policy retries; the body is refused before anything is sent, as a missing file is.
+    @Test(.timeLimit(.minutes(1)), arguments: SessionMode.allCases, [false, true])
+    func directoryFileBodyFailsAtOnceWithFileDoesNotExist(mode: SessionMode, withProgress: Bool) async throws {
+        let request = TransportRequest(
+            method: .put,
+            url: try url("put"),
+            headers: ["Content-Type": "application/octet-stream"],
+            body: .file(FileManager.default.temporaryDirectory),
+            timeoutInterval: 30,
+            progress: withProgress ? ProgressObserver { _ in } : nil
+        )
+        let started = ContinuousClock.now
+        let error = await #expect(throws: URLError.self) {
+            try await transport(mode).send(request)
+        }
+        #expect(error?.code == .fileDoesNotExist)
+        #expect((error?.userInfo[NSUnderlyingErrorKey] as? NSError)?.domain == NSCocoaErrorDomain)
+        let completed = await withCheckedContinuation { continuation in
+            _ = transport(mode).start(request) { continuation.resume(returning: $0) }
+        }
+        let callbackError = #expect(throws: URLError.self) { try completed.get() }
+        #expect(callbackError?.code == .fileDoesNotExist)
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
     @Test(arguments: SessionMode.allCases, [404, 500, 503])
     func errorStatusIsReturnedNotThrown(mode: SessionMode, statusCode: Int) async throws {
         let response = try await transport(mode).send(TransportRequest(method: .get, url: url("status/\(statusCode)")))
