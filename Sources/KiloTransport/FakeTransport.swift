@@ -77,13 +77,20 @@ public actor FakeTransport: Transport {
     /// - Parameter request: The request.
     /// - Returns: The handler's response.
     /// - Throws: ``RequestError`` for a request that a real transport would not send (see
-    ///   ``TransportRequest/validate()``), ``UnexpectedRequest`` when the fake has no handler, or
-    ///   what the handler throws.
+    ///   ``TransportRequest/validate()``), `URLError(.fileDoesNotExist)` for a file body that
+    ///   cannot be read (the file system's error is its `NSUnderlyingErrorKey`), as a real
+    ///   transport gives (neither is recorded), ``UnexpectedRequest`` when the fake has no
+    ///   handler, or what the handler throws.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try request.validate()
+        try request.checkFileBody()
         var recorded = request
         if case .file = request.body {
-            recorded.body = try request.bodyData().map(TransportRequest.Body.data)
+            do {
+                recorded.body = try request.bodyData().map(TransportRequest.Body.data)
+            } catch {
+                throw request.unreadableFileBody(because: error)
+            }
         }
         requests.append(recorded)
         guard let handler else {

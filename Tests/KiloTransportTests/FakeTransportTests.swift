@@ -114,12 +114,20 @@ import Testing
         #expect(try recorded.bodyData() == contents)
     }
 
-    @Test func unreadableFileBodyThrowsAndIsNotRecorded() async {
-        let missing = URL(fileURLWithPath: "/nonexistent/kilo-\(UUID().uuidString).bin")
+    /// As from `URLSessionTransport` and `AsyncHTTPClientTransport`: a `URLError` that a retry
+    /// policy and the caller's error handling see as they would in production, not the file
+    /// system's `CocoaError`.
+    @Test(arguments: [
+        URL(fileURLWithPath: "/nonexistent/kilo-\(UUID().uuidString).bin"),
+        FileManager.default.temporaryDirectory,
+    ])
+    func unreadableFileBodyThrowsFileDoesNotExistAndIsNotRecorded(file: URL) async {
         let transport = FakeTransport(body: "ok")
-        await #expect(throws: (any Error).self) {
-            try await transport.send(request(.put, "upload", body: .file(missing)))
+        let error = await #expect(throws: URLError.self) {
+            try await transport.send(request(.put, "upload", body: .file(file)))
         }
+        #expect(error?.code == .fileDoesNotExist)
+        #expect((error?.userInfo[NSUnderlyingErrorKey] as? NSError)?.domain == NSCocoaErrorDomain)
         #expect(await transport.requests.isEmpty)
     }
 
