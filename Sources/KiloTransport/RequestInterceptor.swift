@@ -5,25 +5,30 @@
 /// callback and `async` APIs both use it:
 ///
 /// ```swift
-/// actor TokenInterceptor: RequestInterceptor {
-///     private var token: String?
+/// struct BearerInterceptor: RequestInterceptor {
+///     let tokens: TokenStore   // an actor that fetches a token once for many requests
 ///
 ///     func adapt(_ request: TransportRequest) async throws -> TransportRequest {
 ///         var request = request
-///         request.headers["Authorization"] = "Bearer \(try await currentToken())"
+///         request.headers["Authorization"] = "Bearer \(try await tokens.current())"
 ///         return request
 ///     }
 ///
 ///     func shouldRetry(_ request: TransportRequest, after outcome: Result<TransportResponse, any Error>,
 ///                      attempt: Int) async -> Bool {
-///         guard case .success(let response) = outcome, response.statusCode == 401 else { return false }
-///         token = nil          // refresh on the next adapt
+///         guard case .success(let response) = outcome, response.statusCode == 401,
+///               let sent = request.headers["Authorization"] else { return false }
+///         // Refresh on the next adapt, unless another request has already replaced this token.
+///         await tokens.invalidate(String(sent.dropFirst("Bearer ".count)))
 ///         return true
 ///     }
 /// }
 ///
-/// let transport = URLSessionTransport(configuration: .default).intercepted(by: TokenInterceptor())
+/// let transport = URLSessionTransport(configuration: .default).intercepted(by: BearerInterceptor(tokens: tokens))
 /// ```
+///
+/// `Docs/Reliability.md` shows the `TokenStore`: an actor's method lets other calls in while it
+/// awaits, so one that simply fetches a missing token signs in once per request that is waiting.
 public protocol RequestInterceptor: Sendable {
     /// Returns the request to send for one attempt. It runs before every attempt, retries
     /// included. The default returns the request unchanged.

@@ -35,6 +35,33 @@ import Testing
         #expect(await tokens.fetches == 2)
     }
 
+    /// Requests that start together share one sign-in, and requests refused together share one
+    /// refresh: an actor's method lets other calls in while it awaits, and the recipe's first
+    /// version signed in once per request, handing each a different token.
+    @Test func concurrentRequestsShareOneSignInAndOneRefresh() async throws {
+        let validToken = Locked("first")
+        let fake = FakeTransport { request in
+            let isValid = request.headers["Authorization"] == "Bearer \(validToken.withLock { $0 })"
+            return TransportResponse(statusCode: isValid ? 200 : 401)
+        }
+        let tokens = TokenSource(["first", "second", "third"])
+        let transport = fake.intercepted(by: RefreshingInterceptor(tokens: tokens))
+        let sendTogether = {
+            await withTaskGroup(of: Int.self) { group in
+                for _ in 0..<20 {
+                    group.addTask { (try? await transport.send(self.request()).statusCode) ?? 0 }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(await sendTogether() == Array(repeating: 200, count: 20))
+        #expect(await tokens.fetches == 1)
+
+        validToken.withLock { $0 = "second" }  // the first token expires
+        #expect(await sendTogether() == Array(repeating: 200, count: 20))
+        #expect(await tokens.fetches == 2)
+    }
+
     @Test func aSecond401IsReturned() async throws {
         let fake = ScriptedOutcomes.transport([.status(401)])
         let tokens = TokenSource(["stale", "revoked", "unused"])
@@ -182,26 +209,39 @@ private actor RecordingInterceptor: RequestInterceptor {
     }
 }
 
-/// Hands out tokens in turn: the current one until it is invalidated, then the next.
+/// The token store of the token-refresh recipe in `Docs/Reliability.md`, whose sign-in hands
+/// out the given tokens in turn.
 private actor TokenSource {
     private let tokens: [String]
-    private var current: String?
+    private var token: String?
+    private var refresh: Task<String, Never>?
     private(set) var fetches = 0
 
     init(_ tokens: [String]) {
         self.tokens = tokens
     }
 
-    func token() async -> String {
-        if let current { return current }
-        let token = tokens[min(fetches, tokens.count - 1)]
-        fetches += 1
-        current = token
-        return token
+    func current() async -> String {
+        if let token { return token }
+        if let refresh { return await refresh.value }
+        let task = Task { await signIn() }
+        refresh = task
+        defer { refresh = nil }
+        let fresh = await task.value
+        token = fresh
+        return fresh
     }
 
-    func invalidate() {
-        current = nil
+    func invalidate(_ rejected: String) {
+        if token == rejected { token = nil }
+    }
+
+    /// Waits a little, as a call to a server would, letting other calls into the actor.
+    private func signIn() async -> String {
+        let token = tokens[min(fetches, tokens.count - 1)]
+        fetches += 1
+        try? await Task.sleep(for: .milliseconds(20))  // never cancelled
+        return token
     }
 }
 
@@ -211,15 +251,17 @@ private struct RefreshingInterceptor: RequestInterceptor {
 
     func adapt(_ request: TransportRequest) async throws -> TransportRequest {
         var request = request
-        request.headers["Authorization"] = "Bearer \(await tokens.token())"
+        request.headers["Authorization"] = "Bearer \(await tokens.current())"
         return request
     }
 
     func shouldRetry(
         _ request: TransportRequest, after outcome: Result<TransportResponse, any Error>, attempt: Int
     ) async -> Bool {
-        guard case .success(let response) = outcome, response.statusCode == 401 else { return false }
-        await tokens.invalidate()
+        guard case .success(let response) = outcome, response.statusCode == 401,
+            let sent = request.headers["Authorization"]
+        else { return false }
+        await tokens.invalidate(String(sent.dropFirst("Bearer ".count)))
         return true
     }
 }
