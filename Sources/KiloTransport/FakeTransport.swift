@@ -80,7 +80,9 @@ public actor FakeTransport: Transport {
     ///   ``TransportRequest/validate()``), `URLError(.fileDoesNotExist)` for a file body that
     ///   cannot be read (the file system's error is its `NSUnderlyingErrorKey`), as a real
     ///   transport gives (neither is recorded), ``UnexpectedRequest`` when the fake has no
-    ///   handler, or what the handler throws.
+    ///   handler, or what the handler throws, except that `CancellationError` (from a
+    ///   `Task.sleep` in a cancelled task, say) becomes `URLError(.cancelled)`, as a real
+    ///   transport reports cancellation.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try request.validate()
         try request.checkFileBody()
@@ -96,7 +98,12 @@ public actor FakeTransport: Transport {
         guard let handler else {
             throw UnexpectedRequest(request: recorded)
         }
-        var response = try await handler(recorded)
+        var response: TransportResponse
+        do {
+            response = try await handler(recorded)
+        } catch is CancellationError {
+            throw URLError(.cancelled)
+        }
         if let sent = recorded.bodySize {
             request.progress?.reportSent(sent, of: sent)
         }

@@ -88,6 +88,25 @@ import Testing
         #expect(await transport.requests.count == 1)
     }
 
+    /// A handler that waits stands for a request in flight; cancelling it gives what a real
+    /// transport gives, so a transport or interceptor of the user's, tested over the fake,
+    /// sees the error it will see in production.
+    @Test func cancellingAWaitingHandlerThrowsURLErrorCancelled() async throws {
+        let transport = FakeTransport { _ in
+            try await Task.sleep(for: .seconds(30))
+            return TransportResponse(statusCode: 200)
+        }
+        let sent = request(.get, "slow")
+        let task = Task { try await transport.send(sent) }
+        while await transport.requests.isEmpty {
+            await Task.yield()
+        }
+        task.cancel()
+        await #expect(throws: URLError(.cancelled)) {
+            try await task.value
+        }
+    }
+
     @Test func fakeWithoutHandlerThrowsUnexpectedRequestCarryingTheRequest() async {
         let transport = FakeTransport()
         let sent = request(.post, "users", headers: ["Content-Type": "text/plain"], body: .data(Data("x".utf8)))
