@@ -92,14 +92,15 @@ public struct TransportRequest: Sendable, Hashable {
     }
 
     /// Checks that a file body is there to be read, as a transport must before it starts sending:
-    /// given a directory, Linux's URLSession sends nothing and waits until the request times out.
+    /// given a directory, Linux's URLSession sends nothing and waits until the request times out;
+    /// a device such as `/dev/zero` never ends, and a named pipe may wait forever for a writer.
     ///
-    /// - Throws: ``unreadableFileBody(because:)`` for a file body that is missing, a directory, or
-    ///   not readable.
+    /// - Throws: ``unreadableFileBody(because:)`` for a file body that is missing, a directory,
+    ///   not a regular file (after following symbolic links), or not readable.
     package func checkFileBody() throws {
         guard case .file(let file) = body else { return }
         var isDirectory: ObjCBool = false
-        let reason: CocoaError
+        let reason: any Error
         if !FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) {
             reason = CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: file.path])
         } else if isDirectory.boolValue {
@@ -107,12 +108,37 @@ public struct TransportRequest: Sendable, Hashable {
                 .fileReadUnknown,
                 userInfo: [NSFilePathErrorKey: file.path, NSUnderlyingErrorKey: POSIXError(.EISDIR) as NSError]
             )
+        } else if let notRegular = Self.reasonIfNotRegular(file) {
+            reason = notRegular
         } else if !FileManager.default.isReadableFile(atPath: file.path) {
             reason = CocoaError(.fileReadNoPermission, userInfo: [NSFilePathErrorKey: file.path])
         } else {
             return
         }
         throw unreadableFileBody(because: reason)
+    }
+
+    /// Why `file`, which exists and is not a directory, cannot be sent as a body: it is not a
+    /// regular file after following symbolic links (a device, a pipe or a socket), or its type
+    /// cannot be read; `nil` for a regular file.
+    private static func reasonIfNotRegular(_ file: URL) -> (any Error)? {
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: file.resolvingSymlinksInPath().path)
+        } catch {
+            return error
+        }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+            return CocoaError(
+                .fileReadUnknown,
+                userInfo: [
+                    NSFilePathErrorKey: file.path,
+                    NSLocalizedFailureReasonErrorKey:
+                        "The file is not a regular file (it is a device, a pipe or a socket).",
+                ]
+            )
+        }
+        return nil
     }
 
     /// The error for a file body that cannot be read: `URLError(.fileDoesNotExist)`, as

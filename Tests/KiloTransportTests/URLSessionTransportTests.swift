@@ -181,6 +181,28 @@ struct URLSessionTransportTests {
         #expect(ContinuousClock.now - started < .seconds(10))
     }
 
+    /// Linux's URLSession sent a named pipe or a device such as `/dev/zero` as an empty body, and
+    /// reported success: both are refused before anything is sent.
+    @Test(.timeLimit(.minutes(1)), arguments: SessionMode.allCases)
+    func fileBodyThatIsNotARegularFileFailsAtOnce(mode: SessionMode) async throws {
+        let pipe = FileManager.default.temporaryDirectory.appendingPathComponent("kilo-body-\(UUID().uuidString).fifo")
+        #expect(mkfifo(pipe.path, 0o600) == 0)
+        defer { try? FileManager.default.removeItem(at: pipe) }
+        for file in [pipe, URL(fileURLWithPath: "/dev/zero")] {
+            let request = TransportRequest(
+                method: .put,
+                url: try url("put"),
+                headers: ["Content-Type": "application/octet-stream"],
+                body: .file(file),
+                timeoutInterval: 30
+            )
+            let error = await #expect(throws: URLError.self) {
+                try await transport(mode).send(request)
+            }
+            #expect(error?.code == .fileDoesNotExist)
+        }
+    }
+
     @Test(arguments: SessionMode.allCases, [404, 500, 503])
     func errorStatusIsReturnedNotThrown(mode: SessionMode, statusCode: Int) async throws {
         let response = try await transport(mode).send(TransportRequest(method: .get, url: url("status/\(statusCode)")))
