@@ -40,8 +40,9 @@ struct StreamedBody: AsyncSequence, Sendable {
     ///
     /// - Parameter body: The body.
     /// - Returns: The size, or `nil` for no body.
-    /// - Throws: `URLError.fileDoesNotExist` when a file body cannot be read, as `URLSession`
-    ///   reports it; nothing has been sent.
+    /// - Throws: `URLError.fileDoesNotExist` when a file body cannot be read or is not a regular
+    ///   file after following symbolic links (a directory, a device, a pipe), as
+    ///   ``URLSessionTransport`` reports it; nothing has been sent.
     static func size(of body: TransportRequest.Body?) throws -> Int64? {
         switch body {
         case nil:
@@ -50,9 +51,10 @@ struct StreamedBody: AsyncSequence, Sendable {
             return Int64(data.count)
         case .file(let url):
             do {
-                let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+                // The file a symbolic link names: `attributesOfItem` describes the link itself.
+                let attributes = try FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
                 guard let size = (attributes[.size] as? NSNumber)?.int64Value,
-                    attributes[.type] as? FileAttributeType != .typeDirectory,
+                    attributes[.type] as? FileAttributeType == .typeRegular,
                     FileManager.default.isReadableFile(atPath: url.path)
                 else {
                     throw CocoaError(.fileReadNoPermission, userInfo: [NSFilePathErrorKey: url.path])

@@ -69,6 +69,41 @@ struct AsyncHTTPClientTransportTests {
         #expect(echoed.header("Transfer-Encoding") == nil)
     }
 
+    /// A file body given through a symbolic link is the file it names, with that file's length.
+    @Test func aFileBodyThroughASymbolicLinkArrivesByteExact() async throws {
+        let directory = try TemporaryDirectory()
+        let data = fixtureBytes(count: 100_003, seed: 4)
+        let file = try directory.write(data, named: "upload.bin")
+        let link = directory.url.appendingPathComponent("link.bin")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: file)
+        let response = try await transport.send(
+            TransportRequest(method: .post, url: try LiveServers.url(LiveServers.fault, "echo"), body: .file(link))
+        )
+        #expect(response.statusCode == 200)
+        #expect(response.body == data)
+    }
+
+    /// A directory, a device that never ends and a named pipe cannot be sent: each fails at once
+    /// with `fileDoesNotExist`, as over `URLSessionTransport`, and nothing is sent.
+    @Test func aFileBodyThatIsNotARegularFileFailsAtOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let pipe = directory.url.appendingPathComponent("body.fifo")
+        #expect(mkfifo(pipe.path, 0o600) == 0)
+        for file in [directory.url, URL(fileURLWithPath: "/dev/zero"), pipe] {
+            let error = await #expect(throws: URLError.self) {
+                try await transport.send(
+                    TransportRequest(
+                        method: .post,
+                        url: try LiveServers.url(LiveServers.httpbin, "anything"),
+                        body: .file(file),
+                        timeoutInterval: 10
+                    )
+                )
+            }
+            #expect(error?.code == .fileDoesNotExist, "\(file.path)")
+        }
+    }
+
     @Test(arguments: [0, 1, 5_000_003])
     func aFileBodyIsStreamedByteExactWithContentLength(size: Int) async throws {
         let directory = try TemporaryDirectory()
