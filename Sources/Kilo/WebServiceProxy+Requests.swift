@@ -104,8 +104,7 @@ extension WebServiceProxy {
         arguments.reduce(0) { total, argument in
             switch argument {
             case .file(let url):
-                let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-                return total + ((attributes?[.size] as? NSNumber)?.int64Value ?? 0)
+                return total + (FileManager.default.sizeOfItem(at: url) ?? 0)
             case .list(let elements):
                 return total + totalFileSize(of: elements)
             default:

@@ -208,10 +208,10 @@ public struct URLSessionTransport: CallbackTransport {
             case (.file(let fileURL), .some, _):
                 // An upload whose response goes to a file: written chunk by chunk, as a download's.
                 transfer.writesBodyFileItself()
-                task = session.uploadTask(with: urlRequest, fromFile: fileURL)
+                task = session.uploadTask(with: urlRequest, fromFile: Self.uploadable(fileURL))
         #endif
         case (.file(let fileURL), _, .some):
-            task = session.uploadTask(with: urlRequest, fromFile: fileURL)
+            task = session.uploadTask(with: urlRequest, fromFile: Self.uploadable(fileURL))
         case (_, nil, .some):
             task = session.dataTask(with: urlRequest)
         #if canImport(FoundationNetworking)
@@ -242,7 +242,7 @@ public struct URLSessionTransport: CallbackTransport {
         case (.file(let fileURL), _):
             task = session.uploadTask(
                 with: urlRequest,
-                fromFile: fileURL,
+                fromFile: Self.uploadable(fileURL),
                 completionHandler: Self.completionHandler(finishing: transfer, attempt: attempt, via: delivery)
             )
         case (_, .some):
@@ -277,6 +277,13 @@ public struct URLSessionTransport: CallbackTransport {
             }
         #endif
         return task
+    }
+
+    /// The file to give an upload task for a file body: the file a symbolic link names. Linux's
+    /// URLSession takes the body's length from the link itself, and sends that many bytes (or,
+    /// on a session the transport owns, breaks the connection and spins).
+    private static func uploadable(_ file: URL) -> URL {
+        file.resolvingSymlinksInPath()
     }
 
     /// Where a completion handler finishes `transfer`: `nil` for on the spot, which is quick (it

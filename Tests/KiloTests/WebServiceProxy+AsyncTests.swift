@@ -111,6 +111,23 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: sent.url.path), "the temporary body should be removed")
     }
 
+    /// A large file given through a symbolic link is streamed as the file it names, not read into
+    /// memory: its size is the file's, not the link's.
+    @Test func aLargeFileThroughASymbolicLinkIsStreamed() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kilo-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("large.bin")
+        try Data(count: Int(WebServiceProxy.multipartMemoryLimit) + 1).write(to: input)
+        let link = directory.appendingPathComponent("link.bin")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: input)
+        let transport = StreamedBodyTransport(cancels: false)
+        let proxy = makeProxy(transport)
+        proxy.encoding = .multipartFormData
+        try await proxy.invoke(.post, path: "upload", arguments: ["file": link])
+        #expect(transport.sentFile != nil, "the body should have been streamed from a file")
+    }
+
     @Test func oneProxyServesManyTasksAtOnce() async throws {
         let transport = FakeTransport { request in
             let n = request.url.query.flatMap { Int($0.dropFirst(2)) } ?? -1
