@@ -40,6 +40,8 @@ can check how many requests, retries included, reached the server.
     *    /auth?token=T[&key=K]            401 with `WWW-Authenticate: Bearer` unless the request
                                           has `Authorization: Bearer T`; then 200 with
                                           {"authorized": true, "attempts": n}
+    *    /redirect-loop?code=C                C (302 by default) with a `Location` that leads back here,
+                                          for ever
     GET  /gzip-records?n=N                200, application/json with `Content-Encoding: gzip`: a list
                                           of N records (1,000 by default) that differ only in their
                                           id: it compresses about 50 times
@@ -250,6 +252,9 @@ class FaultHandler(socketserver.BaseRequestHandler):
         elif path == "/stale-keep-alive":
             self.respond(200, "OK", {"received": len(body), "attempts": n}, close=False)
             self.reset_when_reused()
+        elif path == "/redirect-loop":
+            code = int(query.get("code", "302"))
+            self.respond(code, "Redirect", b"", "text/plain", [("Location", "/redirect-loop?code=%d" % code)])
         elif path == "/gzip-records":
             description = "the same text in every record, as a list endpoint often repeats it"
             records = [{"id": i, "name": "record", "description": description, "active": True}

@@ -121,8 +121,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     /// Follows a redirect; on Linux without the credentials meant for the origin it leaves (see
-    /// `URLRequest.droppingCredentials(redirectedFrom:)`). Answered at once: it is quick, and the
-    /// session does not wait for it on its work queue.
+    /// `URLRequest.droppingCredentials(redirectedFrom:)`), and with the body, on a new task, when
+    /// the redirect keeps the method (see ``SessionTransfer/follow(_:from:completionHandler:)``).
+    /// Answered at once: it is quick, and the session does not wait for it on its work queue.
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
@@ -131,7 +132,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         #if canImport(FoundationNetworking)
-            completionHandler(request.droppingCredentials(redirectedFrom: response.url))
+            let request = request.droppingCredentials(redirectedFrom: response.url)
+            guard let transfer = transfer(for: task) else {
+                completionHandler(request)
+                return
+            }
+            transfer.follow(request, from: task, completionHandler: completionHandler)
         #else
             completionHandler(request)
         #endif

@@ -32,6 +32,10 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     /// any response (libcurl itself tries 5 times).
     static let maximumResends = 3
 
+    /// How many redirects that keep the method, and so the body, one call follows on new tasks
+    /// (see ``follow(_:from:completionHandler:)``): as many as URLSession follows on one task.
+    static let maximumRedirects = 20
+
     private let lock = Lock()
     private var task: URLSessionTask?
     private var isCancelled = false
@@ -49,9 +53,11 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     private var writesBodyFile = false
     private var challengedResponse: HTTPURLResponse?
     private var downloadError: (any Error)?
-    /// The number of the current task: 0 for the first, one more for each resend. Tasks that a
-    /// resend replaced may still report; they are ignored.
+    /// The number of the current task: 0 for the first, one more for each resend or redirect
+    /// followed on a new task. Tasks that were replaced may still report; they are ignored.
     private var attempt = 0
+    /// The number of redirects followed on new tasks, to send the body again.
+    private var redirectsFollowed = 0
 
     init(_ request: TransportRequest) {
         self.request = request
@@ -364,7 +370,8 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
 
     /// Follows a redirect without the credentials meant for the origin it leaves (see
     /// `URLRequest.droppingCredentials(redirectedFrom:)`), then asks your session's delegate, if it
-    /// has one, as it would be asked without Kilo.
+    /// has one, as it would be asked without Kilo, and follows the request it decides on (see
+    /// ``follow(_:from:completionHandler:)``).
     ///
     /// On Linux the transfer is the task's delegate (see ``URLSessionTransport``), so the session
     /// asks it, on the session's delegate queue; a delegate of your own then sees the request
@@ -379,22 +386,89 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         #if canImport(FoundationNetworking)
             let request = request.droppingCredentials(redirectedFrom: response.url)
             guard let yours = Self.callersDelegate(of: session) else {
-                completionHandler(request)
+                follow(request, from: task, completionHandler: completionHandler)
                 return
             }
             yours.urlSession(
                 session,
                 task: task,
                 willPerformHTTPRedirection: response,
-                newRequest: request,
-                completionHandler: completionHandler
-            )
+                newRequest: request
+            ) { decided in
+                self.follow(decided, from: task, completionHandler: completionHandler)
+            }
         #else
             completionHandler(request)
         #endif
     }
 
     #if canImport(FoundationNetworking)
+        /// Follows a redirect to `redirected`, or, for `nil`, ends at the redirect's response.
+        ///
+        /// Linux's URLSession (swift-corelibs-foundation 6.3.1) follows a redirect that keeps the
+        /// method (any on a 307 or 308; anything but a `POST` on a 301 or 302) without the body:
+        /// the server gets the method, the `Content-Type` and an empty body. So when the request
+        /// has a body, the transfer ends that task at the redirect and sends the redirected request
+        /// on a new one, with the body (from memory, or read again from its file), as Apple's
+        /// URLSession does; at most ``maximumRedirects`` times, then it fails with
+        /// `URLError.httpTooManyRedirects`. A redirect that turns the request into a `GET` (a 303,
+        /// or a 301 or 302 after a `POST`) is the session's to follow.
+        ///
+        /// - Parameters:
+        ///   - redirected: The request the redirect leads to, or `nil` to stop at the redirect.
+        ///   - old: The task that received the redirect.
+        ///   - completionHandler: The session's completion handler for the redirect.
+        func follow(
+            _ redirected: URLRequest?,
+            from old: URLSessionTask,
+            completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) {
+            guard var redirected, losesBody(redirected) else {
+                completionHandler(redirected)
+                return
+            }
+            if case .data(let data) = request.body {
+                redirected.httpBody = data
+            }
+            enum Step { case ignore, follow(URLSessionTransport, URLRequest), fail(Int) }
+            let step: Step = lock.withLock {
+                guard !isFinished, !isCancelled, old === task, let resender else { return .ignore }
+                attempt += 1  // what the old task still reports belongs to an attempt that is over
+                task = nil
+                guard redirectsFollowed < Self.maximumRedirects else { return .fail(attempt) }
+                redirectsFollowed += 1
+                _ = closeBodyFile(failed: true)  // the new attempt writes the file from its start
+                self.resender = (resender.transport, redirected)
+                return .follow(resender.transport, redirected)
+            }
+            completionHandler(nil)  // the old task ends at the redirect's response
+            // Not on this thread: it may be the session's, which making and resuming a task waits for.
+            switch step {
+            case .ignore:
+                return
+            case .follow(let transport, let request):
+                DispatchQueue.global().async { self.start(transport.makeTask(request, for: self, replacing: old)) }
+            case .fail(let attempt):
+                DispatchQueue.global().async {
+                    self.finish(body: Data(), response: nil, error: URLError(.httpTooManyRedirects), attempt: attempt)
+                }
+            }
+        }
+
+        /// Whether Linux's URLSession would send `redirected`, the request a redirect leads to,
+        /// without the body it must carry: the request has a body, and the redirect keeps its
+        /// method.
+        private func losesBody(_ redirected: URLRequest) -> Bool {
+            switch request.body {
+            case .data(let data):
+                return !data.isEmpty && redirected.httpMethod == request.method.rawValue
+            case .file:
+                return redirected.httpMethod == request.method.rawValue
+            case nil:
+                return false
+            }
+        }
+
         /// The task delegate of your session, which the transfer passes events on to, or `nil`
         /// when it has none, or when the session is Kilo's own: its delegate is what called the
         /// transfer, and has no answer of its own.

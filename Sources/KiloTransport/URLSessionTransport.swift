@@ -31,7 +31,9 @@ import Foundation
 /// On Linux, a redirect to another origin (scheme, host and port) goes without the request's
 /// `Authorization`, `Cookie` and `Proxy-Authorization` fields, which swift-corelibs-foundation
 /// would otherwise send to whatever host the `Location` names; your session's delegate, if it
-/// has one, still decides about each redirect, and sees the request without them.
+/// has one, still decides about each redirect, and sees the request without them. A redirect
+/// that keeps the method (a 307 or 308; a 301 or 302 of anything but a `POST`) is sent on a new
+/// task with the request's body, which swift-corelibs-foundation would leave out.
 ///
 /// On Linux, a 401 or 407 response with a `WWW-Authenticate` challenge would never complete
 /// (swift-corelibs-foundation waits for credentials that no one supplies). Your session's
@@ -168,8 +170,9 @@ public struct URLSessionTransport: CallbackTransport {
         transfer.start(makeTask(urlRequest, for: transfer))
     }
 
-    /// Makes a task that sends `transfer`'s request again, in place of `old`; see
-    /// ``SessionTransfer/urlSession(_:task:needNewBodyStream:)``.
+    /// Makes a task that sends `transfer`'s request again, or the request a redirect leads to, in
+    /// place of `old`; see ``SessionTransfer/urlSession(_:task:needNewBodyStream:)`` and
+    /// ``SessionTransfer/follow(_:from:completionHandler:)``.
     func makeTask(_ urlRequest: URLRequest, for transfer: SessionTransfer, replacing old: URLSessionTask)
         -> URLSessionTask
     {

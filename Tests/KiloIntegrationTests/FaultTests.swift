@@ -91,6 +91,18 @@ struct FaultTests {
         #expect(outcome.error is DecodingError)
     }
 
+    /// A 307 that leads back to itself, after a POST with a body: the body goes with every hop
+    /// (on Linux, each on a new task), and the loop ends with `httpTooManyRedirects`, not forever.
+    @Test func aRedirectLoopThatKeepsTheBodyEndsWithTooManyRedirects() async throws {
+        let proxy = try FaultServer.proxy()
+        let error = await #expect(throws: URLError.self) {
+            try await proxy.invoke(.post, path: "redirect-loop?code=307", content: Data("note".utf8))
+        }
+        #expect(error?.code == .httpTooManyRedirects)
+        let result: FaultServer.OK = try await proxy.invoke(.get, path: "ok")
+        #expect(result.ok, "the proxy still works")
+    }
+
     // MARK: Timeouts and cancellation
 
     @Test func hangingServerTimesOut() async throws {

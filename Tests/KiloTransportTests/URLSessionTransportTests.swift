@@ -333,6 +333,47 @@ struct URLSessionTransportTests {
         #expect(echoed == (status == 303 ? "GET" : method.rawValue))
     }
 
+    /// A body kind for the redirect tests.
+    enum BodyKind: String, CaseIterable, Sendable {
+        case data, file
+    }
+
+    /// A redirect that keeps the method (any on a 307 or 308, a `PUT` on a 301 or 302) sends the
+    /// body again, from memory or from its file, as Apple's URLSession and
+    /// `AsyncHTTPClientTransport` do. Linux's URLSession sent the request again with an empty body,
+    /// and the server took it as a request with no content.
+    @Test(arguments: SessionMode.allCases, BodyKind.allCases)
+    func aRedirectThatKeepsTheMethodSendsTheBodyAgain(mode: SessionMode, bodyKind: BodyKind) async throws {
+        let payload = #"{"title":"Plan + test","count":3}"#
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("kilo-redirect-body-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
+        let file = directory.appendingPathComponent("body.json")
+        try Data(payload.utf8).write(to: file)
+        let body: TransportRequest.Body = bodyKind == .data ? .data(Data(payload.utf8)) : .file(file)
+        for (method, status) in [(HTTPMethod.post, 307), (.post, 308), (.put, 301), (.patch, 302), (.put, 307)] {
+            let response = try await transport(mode).send(
+                TransportRequest(
+                    method: method,
+                    url: url("redirect-to?url=%2Fanything%3Fhop%3D1&status_code=\(status)"),
+                    headers: ["Content-Type": "application/json"],
+                    body: body
+                )
+            )
+            #expect(response.statusCode == 200)
+            struct Anything: Decodable {
+                var method: String
+                var data: String
+                var args: [String: String]
+            }
+            let echoed = try JSONDecoder().decode(Anything.self, from: response.body)
+            #expect(echoed.method == method.rawValue, "\(method) after \(status)")
+            #expect(echoed.args == ["hop": "1"], "\(method) after \(status)")
+            #expect(echoed.data == payload, "\(method) after \(status)")
+        }
+    }
+
     @Test(arguments: SessionMode.allCases)
     func responseHeadersAreReadableInAnyCase(mode: SessionMode) async throws {
         let response = try await transport(mode).send(
