@@ -40,6 +40,12 @@ can check how many requests, retries included, reached the server.
     *    /auth?token=T[&key=K]            401 with `WWW-Authenticate: Bearer` unless the request
                                           has `Authorization: Bearer T`; then 200 with
                                           {"authorized": true, "attempts": n}
+    GET  /malformed?how=H                 a response no HTTP client may accept, by H: `chunked` (a
+                                          chunk size that is not hexadecimal), `status` (status code
+                                          1000), `not-http` (a line that is not a status line), `length`
+                                          (`Content-Length: abc`), `colon` (a header line without a
+                                          colon), `headers` (320 KB of header fields), `gzip` (a body
+                                          labelled gzip that is not)
     *    /redirect-loop?code=C                C (302 by default) with a `Location` that leads back here,
                                           for ever
     GET  /gzip-records?n=N                200, application/json with `Content-Encoding: gzip`: a list
@@ -252,6 +258,8 @@ class FaultHandler(socketserver.BaseRequestHandler):
         elif path == "/stale-keep-alive":
             self.respond(200, "OK", {"received": len(body), "attempts": n}, close=False)
             self.reset_when_reused()
+        elif path == "/malformed":
+            self.send_malformed(query.get("how", ""))
         elif path == "/redirect-loop":
             code = int(query.get("code", "302"))
             self.respond(code, "Redirect", b"", "text/plain", [("Location", "/redirect-loop?code=%d" % code)])
@@ -270,6 +278,24 @@ class FaultHandler(socketserver.BaseRequestHandler):
             self.wait_for_client_to_leave()
         else:
             self.respond(404, "Not Found", b"no such endpoint\n", "text/plain; charset=utf-8")
+
+    def send_malformed(self, how):
+        """Writes the malformed response `how` names, then closes the connection."""
+        ok = b'{"ok": true}'
+        framed = b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(ok) + ok
+        responses = {
+            "chunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                       b"zz\r\nhello\r\n0\r\n\r\n",
+            "status": b"HTTP/1.1 1000 Whatever\r\n" + framed,
+            "not-http": b"SSH-2.0-OpenSSH_9.2\r\nnot HTTP at all\r\n",
+            "length": b"HTTP/1.1 200 OK\r\nContent-Length: abc\r\nConnection: close\r\n\r\n" + ok,
+            "colon": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nNoColonHere\r\n" + framed,
+            "headers": b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-Big-%d: %s\r\n" % (i, b"a" * 80000)
+                                                         for i in range(4)) + framed,
+            "gzip": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n" + framed,
+        }
+        self.request.sendall(responses.get(how, b"HTTP/1.1 400 Bad Request\r\n" + framed))
+        self.request.shutdown(socket.SHUT_RDWR)
 
     def drop_mid_body(self, partial=b'{"attempts'):
         """Promises 1000 bytes of body, sends the partial body (10 bytes by default), and closes

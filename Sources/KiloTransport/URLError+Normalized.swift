@@ -11,8 +11,13 @@ extension URLError {
     /// callers cannot act on: a connection closed mid-body is `.unknown` ("transfer closed with
     /// N bytes remaining to read"), one closed before any response is `.badServerResponse`
     /// ("Empty reply from server"), and a certificate that fails validation is `.unknown`
-    /// ("SSL certificate problem: …"). libcurl's message is the only thing that tells them
-    /// apart, so this reads it; the original error stays as the underlying error.
+    /// ("SSL certificate problem: …"). A response that breaks HTTP is `.unknown` (a bad chunk
+    /// size, `Content-Length` or header line, too many header bytes), or even `.unsupportedURL`
+    /// (a bad status line, or no status line at all, as from a server that does not speak
+    /// HTTP), as if the URL were at fault; it becomes `.badServerResponse`, and a body that
+    /// does not decompress `.cannotDecodeContentData`, as `AsyncHTTPClientTransport` reports
+    /// them. libcurl's message is the only thing that tells them apart, so this reads it; the
+    /// original error stays as the underlying error.
     func normalized() -> URLError {
         #if canImport(FoundationNetworking)
             let message = (userInfo[NSLocalizedDescriptionKey] as? String) ?? ""
@@ -27,6 +32,11 @@ extension URLError {
                 code = .serverCertificateUntrusted
             case .unknown where message.hasPrefix("SSL") || message.contains("TLS"):
                 code = .secureConnectionFailed
+            case .unknown where Self.malformedResponseMessages.contains { message.contains($0) },
+                .unsupportedURL where Self.malformedStatusLineMessages.contains(message):
+                code = .badServerResponse
+            case .unknown where message.hasPrefix("Error while processing content unencoding"):
+                code = .cannotDecodeContentData
             default:
                 return self
             }
@@ -37,4 +47,23 @@ extension URLError {
             return self
         #endif
     }
+
+    #if canImport(FoundationNetworking)
+        /// Parts of libcurl's messages (7.88) for a response that breaks HTTP's framing or syntax,
+        /// which Linux's URLSession reports as `.unknown`.
+        private static let malformedResponseMessages = [
+            "in chunked-encoding",  // "Illegal or missing hexadecimal sequence in chunked-encoding", …
+            "Invalid Content-Length",
+            "Header without colon",
+            "Too large response headers",
+        ]
+
+        /// libcurl's messages (7.88) for a response whose status line is not HTTP's, which Linux's
+        /// URLSession reports as `.unsupportedURL`.
+        private static let malformedStatusLineMessages: Set = [
+            "Unsupported response code in HTTP response",
+            "Unsupported HTTP version in response",
+            "Received HTTP/0.9 when not allowed",
+        ]
+    #endif
 }

@@ -91,6 +91,26 @@ struct FaultTests {
         #expect(outcome.error is DecodingError)
     }
 
+    /// A response no HTTP client may accept fails with the code `Docs/Transports.md` lists for
+    /// it, the same through either transport: `badServerResponse` for one that breaks HTTP's
+    /// framing or syntax, `cannotDecodeContentData` for a body that does not decompress. Linux's
+    /// URLSession gave `unknown` for most, and `unsupportedURL` for a bad status line, as if the
+    /// URL were at fault. The proxy then works as before.
+    @Test(arguments: [
+        ("chunked", URLError.Code.badServerResponse), ("status", .badServerResponse), ("not-http", .badServerResponse),
+        ("length", .badServerResponse), ("colon", .badServerResponse), ("headers", .badServerResponse),
+        ("gzip", .cannotDecodeContentData),
+    ])
+    func aMalformedResponseGivesACodeForIt(how: String, code: URLError.Code) async throws {
+        let proxy = try FaultServer.proxy()
+        let error = await #expect(throws: URLError.self) {
+            let _: FaultServer.OK = try await proxy.invoke(.get, path: "malformed", arguments: ["how": how])
+        }
+        #expect(error?.code == code, "\(how): \(error?.localizedDescription ?? "")")
+        let result: FaultServer.OK = try await proxy.invoke(.get, path: "ok")
+        #expect(result.ok, "the proxy still works")
+    }
+
     /// A 307 that leads back to itself, after a POST with a body: the body goes with every hop
     /// (on Linux, each on a new task), and the loop ends with `httpTooManyRedirects`, not forever.
     @Test func aRedirectLoopThatKeepsTheBodyEndsWithTooManyRedirects() async throws {
