@@ -51,16 +51,7 @@ extension URLRequest {
             }
         #endif
         if let timeoutInterval = request.timeoutInterval {
-            // An infinite timeout means no limit; Linux's URLSession counts a timeout in whole
-            // milliseconds in an `Int`, and traps on one beyond it.
-            let bounded = min(timeoutInterval, TransportRequest.longestTimeout)
-            #if canImport(FoundationNetworking)
-                // Linux's URLSession truncates timeouts to whole seconds, so 0.5 s would expire at
-                // once: round up instead.
-                self.timeoutInterval = max(1, bounded.rounded(.up))
-            #else
-                self.timeoutInterval = bounded
-            #endif
+            self.timeoutInterval = Self.timeoutForSession(timeoutInterval)
         }
         if request.body != nil, request.headers["Content-Type"] == nil {
             setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
@@ -68,6 +59,19 @@ extension URLRequest {
         if case .data(let data) = request.body {
             httpBody = data
         }
+    }
+
+    /// A positive timeout as the session can take it: at most ``TransportRequest/longestTimeout``
+    /// (an infinite timeout means no limit, and Linux's URLSession counts a timeout in whole
+    /// milliseconds in an `Int`, and traps on one beyond it), and on Linux rounded up to whole
+    /// seconds (Linux's URLSession truncates it to whole seconds, so 0.5 s would expire at once).
+    static func timeoutForSession(_ timeout: TimeInterval) -> TimeInterval {
+        let bounded = min(timeout, TransportRequest.longestTimeout)
+        #if canImport(FoundationNetworking)
+            return max(1, bounded.rounded(.up))
+        #else
+            return bounded
+        #endif
     }
 
     /// The fields that say how the body is framed, which the session sets from the body.

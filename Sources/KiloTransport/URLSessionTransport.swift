@@ -60,6 +60,10 @@ public struct URLSessionTransport: CallbackTransport {
     package let completionMayTakeTime: Bool
     /// The capitalized names of this transport's request headers.
     private let headerNames = HeaderNameCase()
+    /// The timeout of a request that has none of its own, in place of the session's
+    /// `timeoutIntervalForRequest` where Linux's URLSession would misread that; `nil` to leave it
+    /// to the session (see ``requestTimeout(for:)``).
+    private let requestTimeout: TimeInterval?
 
     /// Creates a transport that sends requests with your session, as it is.
     ///
@@ -70,12 +74,17 @@ public struct URLSessionTransport: CallbackTransport {
     /// the session. They do not for `URLSession.shared`, whose queue the whole process shares, nor
     /// when the queue runs on the main thread.
     ///
+    /// On Linux, a request without a timeout of its own, on a session whose
+    /// `timeoutIntervalForRequest` has a fraction of a second, gets that timeout rounded up to
+    /// whole seconds, as a request's own is.
+    ///
     /// - Parameter session: The session that sends requests. Keep one session for many requests:
     ///   it reuses connections.
     public init(session: URLSession = .shared) {
         self.session = session
         self.owner = nil
         self.completionMayTakeTime = session !== URLSession.shared && !Self.deliversOnMainThread(session)
+        self.requestTimeout = Self.requestTimeout(for: session)
     }
 
     /// Creates a transport with a session of its own, which reports progress as bytes move.
@@ -89,6 +98,10 @@ public struct URLSessionTransport: CallbackTransport {
     /// moving downloaded files, and everything else that may take time run on a serial queue of
     /// the transport's. Use ``session`` for Kilo's requests only.
     ///
+    /// On Linux, a `timeoutIntervalForRequest` with a fraction of a second is rounded up to whole
+    /// seconds, as a request's timeout is (Linux's URLSession would truncate it, and 0.5 s would
+    /// expire at once), and an infinite one, on which it traps, means no limit.
+    ///
     /// On Linux, the configuration's `URLCache` (unless it is of a subclass of your own) is
     /// wrapped in one that keeps the responses in it but answers each request's lookup at once:
     /// swift-corelibs-foundation looks a cached response up on a background queue after a task
@@ -100,6 +113,23 @@ public struct URLSessionTransport: CallbackTransport {
         self.session = owner.session
         self.owner = owner
         self.completionMayTakeTime = false  // on Linux, completions run on the session's work queue
+        self.requestTimeout = nil  // the session's configuration has one it can count
+    }
+
+    /// The timeout to give a request that has none of its own, when `session`'s
+    /// `timeoutIntervalForRequest` has a fraction of a second, which Linux's URLSession would
+    /// truncate (0.5 s would expire at once): rounded up, as a request's is (see
+    /// `URLRequest.init(_:)`). `nil` elsewhere, and for a timeout the session takes as it is.
+    private static func requestTimeout(for session: URLSession) -> TimeInterval? {
+        #if canImport(FoundationNetworking)
+            let timeout = session.configuration.timeoutIntervalForRequest
+            guard timeout > 0, timeout <= TransportRequest.longestTimeout, timeout.rounded(.up) != timeout else {
+                return nil  // an infinite one traps in the session, whatever the request says
+            }
+            return URLRequest.timeoutForSession(timeout)
+        #else
+            return nil
+        #endif
     }
 
     /// Whether `session` runs its completion handlers on the main thread.
@@ -165,7 +195,10 @@ public struct URLSessionTransport: CallbackTransport {
         _ transfer: SessionTransfer,
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) {
-        let urlRequest = URLRequest(transfer.request, headerNames: headerNames)
+        var urlRequest = URLRequest(transfer.request, headerNames: headerNames)
+        if let requestTimeout, transfer.request.timeoutInterval == nil {
+            urlRequest.timeoutInterval = requestTimeout
+        }
         transfer.prepare(completion: completion, resender: (self, urlRequest))
         transfer.start(makeTask(urlRequest, for: transfer))
     }
@@ -332,7 +365,7 @@ private final class SessionOwner: Sendable {
             // without waking a delegate-queue thread first; see ImmediateOperationQueue.
             delegate = SessionDelegate(movesEventsOffSessionQueue: true)
             let delegateQueue: OperationQueue? = ImmediateOperationQueue()
-            let configuration = Self.lookingUpCachedResponsesAtOnce(configuration)
+            let configuration = Self.countingTheRequestTimeout(Self.lookingUpCachedResponsesAtOnce(configuration))
         #else
             delegate = SessionDelegate(movesEventsOffSessionQueue: false)
             let delegateQueue: OperationQueue? = nil
@@ -352,6 +385,23 @@ private final class SessionOwner: Sendable {
                 let copy = configuration.copy() as? URLSessionConfiguration
             else { return configuration }
             copy.urlCache = ImmediateLookupURLCache(storingIn: cache)
+            return copy
+        }
+
+        /// `configuration`, or a copy of it whose `timeoutIntervalForRequest` Linux's URLSession
+        /// can count, as a request's timeout is made countable (see `URLRequest.init(_:)`): a
+        /// fraction of a second rounded up (it would be truncated, and 0.5 s would expire at
+        /// once), and an infinite timeout bounded (the session traps on it, in every request).
+        private static func countingTheRequestTimeout(
+            _ configuration: URLSessionConfiguration
+        ) -> URLSessionConfiguration {
+            let timeout = configuration.timeoutIntervalForRequest
+            guard timeout > 0 else { return configuration }
+            let countable = URLRequest.timeoutForSession(timeout)
+            guard countable != timeout, let copy = configuration.copy() as? URLSessionConfiguration else {
+                return configuration
+            }
+            copy.timeoutIntervalForRequest = countable
             return copy
         }
     #endif

@@ -333,6 +333,40 @@ struct URLSessionTransportTests {
         #expect(echoed == (status == 303 ? "GET" : method.rawValue))
     }
 
+    /// A caller's session and a transport's own session whose configurations set
+    /// `timeoutIntervalForRequest` to 0.5 s, and a transport's own with an infinite one: made
+    /// once, as sessions should be.
+    private static let halfSecondSession = URLSession(configuration: configuration(timeout: 0.5))
+    private static let halfSecondTransport = URLSessionTransport(configuration: configuration(timeout: 0.5))
+    private static let unlimitedTransport = URLSessionTransport(configuration: configuration(timeout: .infinity))
+
+    private static func configuration(timeout: TimeInterval) -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        return configuration
+    }
+
+    /// A request without a timeout of its own takes the session's `timeoutIntervalForRequest` as
+    /// a request's timeout is taken: a fraction of a second rounded up to whole seconds, as Linux
+    /// counts them, and, on a session of the transport's own, an infinite one meaning no limit.
+    /// Linux's URLSession truncated 0.5 s to nothing, so every request timed out at once, and
+    /// trapped on an infinite one (which it still does on a session of yours).
+    @Test(arguments: SessionMode.allCases)
+    func theSessionsRequestTimeoutIsRoundedUpAndMayBeInfinite(mode: SessionMode) async throws {
+        let halfSecond: URLSessionTransport
+        switch mode {
+        case .callersSession:
+            halfSecond = URLSessionTransport(session: Self.halfSecondSession)
+        case .ownSession:
+            halfSecond = Self.halfSecondTransport
+            let unlimited = try await Self.unlimitedTransport.send(TransportRequest(method: .get, url: url("get")))
+            #expect(unlimited.statusCode == 200)
+        }
+        // The server answers after 200 ms: within 1 s, but after 0.5 s truncated to nothing.
+        let response = try await halfSecond.send(TransportRequest(method: .get, url: url("delay/0.2")))
+        #expect(response.statusCode == 200)
+    }
+
     /// A body kind for the redirect tests.
     enum BodyKind: String, CaseIterable, Sendable {
         case data, file
