@@ -59,10 +59,10 @@ public struct WebServiceError: Error, Sendable, Hashable {
 }
 
 extension WebServiceError: LocalizedError {
-    /// The body's text for a `text/*` response with a non-empty body; otherwise the status's
-    /// reason phrase.
+    /// The body's text for a `text/*` response whose body has more than white space; otherwise
+    /// the status's reason phrase.
     public var errorDescription: String? {
-        if let text, !text.isEmpty {
+        if let text, !text.allSatisfy(\.isWhitespace) {
             return text
         }
         return HTTPStatus.reasonPhrase(for: statusCode)

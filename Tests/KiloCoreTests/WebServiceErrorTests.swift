@@ -79,8 +79,10 @@ import Testing
         #expect(WebServiceError(statusCode: statusCode).localizedDescription == phrase)
     }
 
-    @Test func emptyTextBodyFallsBackToTheReasonPhrase() {
-        let error = WebServiceError(statusCode: 500, headers: ["Content-Type": "text/plain"], body: Data())
+    @Test(arguments: ["", "\n", " \r\n\t "])
+    func emptyOrBlankTextBodyFallsBackToTheReasonPhrase(body: String) {
+        let error = WebServiceError(statusCode: 500, headers: ["Content-Type": "text/plain"], body: Data(body.utf8))
+        #expect(error.text == body)
         #expect(error.localizedDescription == "Internal Server Error")
     }
 
