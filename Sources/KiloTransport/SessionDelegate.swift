@@ -132,7 +132,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         #if canImport(FoundationNetworking)
-            let request = request.droppingCredentials(redirectedFrom: response.url)
+            let request = request.droppingCredentials(redirectedFrom: response.url).droppingBodyFieldsWithoutABody()
             guard let transfer = transfer(for: task) else {
                 completionHandler(request)
                 return

@@ -384,7 +384,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         #if canImport(FoundationNetworking)
-            let request = request.droppingCredentials(redirectedFrom: response.url)
+            let request = request.droppingCredentials(redirectedFrom: response.url).droppingBodyFieldsWithoutABody()
             guard let yours = Self.callersDelegate(of: session) else {
                 follow(request, from: task, completionHandler: completionHandler)
                 return

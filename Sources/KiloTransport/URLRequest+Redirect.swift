@@ -27,6 +27,21 @@ import Foundation
             return request
         }
 
+        /// This request, which a redirect leads to, without `Content-Type` and `Content-Length` when
+        /// it is a `GET` or `HEAD`, which has no body: a `POST` redirected by a 301, 302 or 303.
+        ///
+        /// Linux's URLSession turns such a request into a `GET` and leaves out its body, but sends
+        /// the body's `Content-Type` on. `AsyncHTTPClientTransport` drops both fields.
+        ///
+        /// - Returns: The request to send.
+        func droppingBodyFieldsWithoutABody() -> URLRequest {
+            guard httpMethod == "GET" || httpMethod == "HEAD" else { return self }
+            var request = self
+            request.setValue(nil, forHTTPHeaderField: "Content-Type")
+            request.setValue(nil, forHTTPHeaderField: "Content-Length")
+            return request
+        }
+
         private static func isSameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
             lhs.scheme?.lowercased() == rhs.scheme?.lowercased() && lhs.host?.lowercased() == rhs.host?.lowercased()
                 && effectivePort(lhs) == effectivePort(rhs)
