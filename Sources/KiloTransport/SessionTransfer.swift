@@ -122,7 +122,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         let progress: (count: Int64, expected: Int64?)? = lock.withLock {
             guard attempt == self.attempt else { return nil }
             body.append(data)
-            return (Int64(body.count), task?.response?.expectedContentLength)
+            return (Int64(body.count), Self.expectedBodySize(of: task?.response))
         }
         if let progress {
             request.progress?.reportReceived(progress.count, of: progress.expected)
@@ -183,9 +183,22 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     func reportBytesWritten() {
         let written: (count: Int64, expected: Int64?) = lock.withLock {
             isReportOfBytesWrittenWaiting = false
-            return (bodyFileCount, task?.response?.expectedContentLength)
+            return (bodyFileCount, Self.expectedBodySize(of: task?.response))
         }
         request.progress?.reportReceived(written.count, of: written.expected)
+    }
+
+    /// The size of the body that the transfer receives, as the response announces it: its
+    /// `Content-Length`, unless the body has a content coding (`gzip`, `deflate`, `br`…). The
+    /// session decodes such a body, and its `Content-Length` counts the coded bytes, not the
+    /// decoded ones the transfer counts, which would pass it long before the end (a report of all
+    /// of the body at its first chunk): its size is unknown until the end.
+    private static func expectedBodySize(of response: URLResponse?) -> Int64? {
+        guard let response else { return nil }
+        let coding = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding")
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard coding == nil || coding == "" || coding == "identity" else { return nil }
+        return response.expectedContentLength
     }
 
     /// Creates an empty file at `url`, replacing any, and opens it for writing.

@@ -24,7 +24,9 @@ public struct TransferProgress: Sendable, Hashable {
     public var expectedBytesToSend: Int64?
     /// The body bytes received so far.
     public var bytesReceived: Int64
-    /// The size of the response body, or `nil` when it is not known.
+    /// The size of the response body, or `nil` when it is not known: a body without a
+    /// `Content-Length`, or a compressed one (`Content-Encoding: gzip`, say), which arrives
+    /// decompressed, until the last report.
     public var expectedBytesToReceive: Int64?
 
     /// Creates a progress report.

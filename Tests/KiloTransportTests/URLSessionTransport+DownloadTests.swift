@@ -122,6 +122,32 @@ struct URLSessionTransportDownloadTests {
         #expect(size?.intValue == 0)
     }
 
+    /// A gzip body's `Content-Length` counts the compressed bytes, and the session hands over
+    /// the decompressed ones: progress does not take the first for the size of the second. Before
+    /// the fix, a 6.7 MB body sent as 145 kB was reported whole (a fraction of 1) from its first
+    /// chunk; now its size is unknown until the last report, which has every byte.
+    @Test(arguments: [true, false])
+    func aCompressedBodysProgressDoesNotReachTheEndEarly(toFile: Bool) async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
+        let reports = Locked<[TransferProgress]>([])
+        let progress = ProgressObserver { progress in reports.withLock { $0.append(progress) } }
+        var request = try download("gzip-records?n=50000", progress: progress)
+        if !toFile {
+            request.responseBodyFile = nil
+        }
+        let response = try await Self.transport.send(request)
+        let size = try toFile ? Data(contentsOf: try #require(request.responseBodyFile)).count : response.body.count
+        #expect(size > 5_000_000)
+        let all = reports.withLock { $0 }
+        #expect(all.count > 2, "the body came in too few chunks to tell")
+        let early = all.dropLast().filter { report in
+            report.expectedBytesToReceive.map { report.bytesReceived >= $0 } ?? false
+        }
+        #expect(early.count == 0, "\(early.count) of \(all.count) reports had every expected byte before the end")
+        #expect(all.last?.bytesReceived == Int64(size))
+        #expect(all.last?.fractionReceived == 1)
+    }
+
     @Test func aWholeDownloadIsInItsFile() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
         let request = try download("huge?mb=3")
