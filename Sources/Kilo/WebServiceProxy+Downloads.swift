@@ -26,7 +26,10 @@ extension WebServiceProxy {
     /// - Returns: The response's headers.
     /// - Throws: ``WebServiceError`` for a status outside 2xx (with at most
     ///   ``downloadErrorBodyLimit`` bytes of its body), the errors of the other `invoke` methods,
-    ///   or the file system's error if `destination` cannot be written.
+    ///   or the file system's error if `destination` cannot be written. A `destination` that is
+    ///   not a file URL (`CocoaError.fileWriteUnsupportedScheme`), whose directory does not exist
+    ///   (`CocoaError.fileNoSuchFile`), or that is a directory (`POSIXError.EISDIR`) fails at
+    ///   once, and nothing is sent.
     @discardableResult
     public func download(
         _ method: Method = .get,
@@ -52,7 +55,9 @@ extension WebServiceProxy {
     ///   - destination: The file to write.
     ///   - progress: Receives download progress, on a background thread.
     ///   - resultHandler: Receives the response's headers, or the error, on ``callbackQueue``.
-    /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
+    /// - Returns: The request's task, to cancel it; `nil` when bad input (a `destination` that
+    ///   the async ``download(_:path:arguments:to:progress:)`` refuses at once, say) stopped it
+    ///   being sent.
     @discardableResult
     public func download(
         _ method: Method = .get,
@@ -77,10 +82,40 @@ extension WebServiceProxy {
         to destination: URL,
         progress: TransferProgress.Handler?
     ) throws -> PreparedRequest {
+        try Self.checkDestination(destination)
         var prepared = try makeRequest(method, path: path, arguments: arguments, content: nil, progress: progress)
         prepared.request.responseBodyFile = destination.deletingLastPathComponent()
             .appendingPathComponent(Self.partialName(for: destination.lastPathComponent))
         return prepared
+    }
+
+    /// Checks, before anything is sent, that a download can end in `destination`: a file URL,
+    /// in a directory that exists, and not a directory itself. Otherwise the request would be
+    /// sent (a `POST` would do its work), and the body received, only to fail at the end, with an
+    /// error about a temporary file of Kilo's, or of URLSession's, in place of the server's own.
+    ///
+    /// - Throws: `CocoaError(.fileWriteUnsupportedScheme)` for a URL that is not a file URL,
+    ///   `CocoaError(.fileNoSuchFile)` naming the directory when it is missing (or not a
+    ///   directory), `POSIXError(.EISDIR)` when `destination` is a directory.
+    private static func checkDestination(_ destination: URL) throws {
+        guard destination.isFileURL else {
+            throw CocoaError(.fileWriteUnsupportedScheme, userInfo: [NSURLErrorKey: destination])
+        }
+        let directory = destination.deletingLastPathComponent()
+        guard isDirectory(directory) else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: directory.path, NSURLErrorKey: directory])
+        }
+        // Not followed through a symbolic link: rename(2) replaces the link itself.
+        guard !isDirectory(destination, followingLink: false) else {
+            throw POSIXError(.EISDIR, userInfo: [NSFilePathErrorKey: destination.path])
+        }
+    }
+
+    /// Whether `url` names a directory; with `followingLink`, a symbolic link to one counts.
+    private static func isDirectory(_ url: URL, followingLink: Bool = true) -> Bool {
+        var info = stat()
+        let found = followingLink ? stat(url.path, &info) : lstat(url.path, &info)
+        return found == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
     /// The longest file name, in UTF-8 bytes, that common file systems take (ext4, XFS, tmpfs,

@@ -35,6 +35,54 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["report.csv"])
     }
 
+    /// A destination that can never be written fails at once, and nothing is sent, in both
+    /// APIs: before the fix the request went out (a `POST` did its work), the whole body came
+    /// back, and only then did writing it fail, with an error naming a temporary file (and, for
+    /// an error status, hiding it).
+    @Test(arguments: ["missing directory", "a directory", "not a file URL"])
+    func aDestinationThatCannotBeWrittenFailsBeforeAnythingIsSent(kind: String) async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
+        let destination: URL
+        switch kind {
+        case "missing directory":
+            destination = directory.appendingPathComponent("missing/report.csv")
+        case "a directory":
+            destination = directory.appendingPathComponent("folder")
+            try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
+        default:
+            destination = try #require(URL(string: "https://example.com/report.csv"))
+        }
+        let transport = FakeTransport(statusCode: 200, body: "a report")
+        let proxy = makeProxy(transport)
+        let thrown = await #expect(throws: (any Error).self) {
+            try await proxy.download(.post, path: "report", to: destination)
+        }
+        var task: RequestTask?
+        let delivered: Result<HTTPHeaders, any Error> = await result { handler in
+            task = proxy.download(.post, path: "report", to: destination, resultHandler: handler)
+            return task
+        }
+        #expect(task == nil)
+        var deliveredError: (any Error)?
+        if case .failure(let error) = delivered {
+            deliveredError = error
+        }
+        for error in [thrown, deliveredError] {
+            switch kind {
+            case "missing directory":
+                #expect((error as? CocoaError)?.code == .fileNoSuchFile)
+                #expect((error as? CocoaError)?.filePath == destination.deletingLastPathComponent().path)
+            case "a directory":
+                #expect((error as? POSIXError)?.code == .EISDIR)
+            default:
+                #expect((error as? CocoaError)?.code == .fileWriteUnsupportedScheme)
+            }
+        }
+        #expect(await transport.requests.isEmpty)
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(left == (kind == "a directory" ? ["folder"] : []))
+    }
+
     /// A destination whose name is as long as the file system allows (255 bytes, some of them
     /// in two-byte characters) still gets a temporary file beside it, under a shortened name.
     @Test func aDownloadToADestinationWithTheLongestNameSucceeds() async throws {
