@@ -113,9 +113,13 @@ extension WebServiceProxy {
 
     /// Whether `url` names a directory; with `followingLink`, a symbolic link to one counts.
     private static func isDirectory(_ url: URL, followingLink: Bool = true) -> Bool {
-        var info = stat()
-        let found = followingLink ? stat(url.path, &info) : lstat(url.path, &info)
-        return found == 0 && info.st_mode & S_IFMT == S_IFDIR
+        guard followingLink else {
+            // `attributesOfItem` describes a symbolic link itself; a missing item is no directory.
+            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+            return attributes?[.type] as? FileAttributeType == .typeDirectory
+        }
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
     /// The longest file name, in UTF-8 bytes, that common file systems take (ext4, XFS, tmpfs,
