@@ -12,8 +12,9 @@ struct CancellationTests {
     /// How long a test waits after the first result, to catch a second call of the handler.
     private static let settleTime = Duration.seconds(1)
 
-    /// Generous: the servers answer only after 5 seconds, so a cancelled request returns well before.
-    private static let quickly = Duration.seconds(4)
+    /// Generous: the servers answer only after 10 seconds, so a cancelled request returns well
+    /// before, even when a full parallel run keeps the test waiting for a thread for seconds.
+    private static let quickly = Duration.seconds(8)
 
     // MARK: Callbacks
 
@@ -22,7 +23,7 @@ struct CancellationTests {
         proxy.callbackQueue = CallbackQueues.make("cancel.httpbin")
         let start = ContinuousClock.now
         let outcome: CallbackOutcome<HttpbinEcho> = try await callback { handler in
-            let task = proxy.invoke(.get, path: "delay/5", resultHandler: handler)
+            let task = proxy.invoke(.get, path: "delay/10", resultHandler: handler)
             Self.cancel(task, after: .milliseconds(300))
             return task
         }
@@ -38,7 +39,7 @@ struct CancellationTests {
         let proxy = try Servers.sampleProxy()  // results on the main queue, the default
         let start = ContinuousClock.now
         let outcome: CallbackOutcome<Slept> = try await callback { handler in
-            let task = proxy.invoke(.get, path: "slow", arguments: ["seconds": 5], resultHandler: handler)
+            let task = proxy.invoke(.get, path: "slow", arguments: ["seconds": 10], resultHandler: handler)
             Self.cancel(task, after: .milliseconds(300))
             return task
         }
@@ -53,7 +54,7 @@ struct CancellationTests {
         let proxy = try Servers.sampleProxy()
         proxy.callbackQueue = CallbackQueues.make("cancel.immediate")
         let outcome: CallbackOutcome<Slept> = try await callback { handler in
-            let task = proxy.invoke(.get, path: "slow", arguments: ["seconds": 5], resultHandler: handler)
+            let task = proxy.invoke(.get, path: "slow", arguments: ["seconds": 10], resultHandler: handler)
             task?.cancel()
             return task
         }
@@ -81,7 +82,7 @@ struct CancellationTests {
             proxy.invoke(.get, path: "slow", arguments: ["seconds": 1], resultHandler: $0)
         }
         let cancelled: CallbackOutcome<Slept> = try await callback { handler in
-            let task = proxy.invoke(.get, path: "slow", arguments: ["seconds": 5], resultHandler: handler)
+            let task = proxy.invoke(.get, path: "slow", arguments: ["seconds": 10], resultHandler: handler)
             Self.cancel(task, after: .milliseconds(200))
             return task
         }
@@ -102,7 +103,7 @@ struct CancellationTests {
         let proxy = try Servers.httpbinProxy()
         let start = ContinuousClock.now
         let request = Task { () async throws -> HttpbinEcho in
-            try await proxy.invoke(.get, path: "delay/5")
+            try await proxy.invoke(.get, path: "delay/10")
         }
         try await Task.sleep(for: .milliseconds(300))
         request.cancel()
@@ -115,7 +116,7 @@ struct CancellationTests {
         let proxy = try Servers.sampleProxy()
         let start = ContinuousClock.now
         let request = Task { () async throws -> Slept in
-            try await proxy.invoke(.get, path: "slow", arguments: ["seconds": 5])
+            try await proxy.invoke(.get, path: "slow", arguments: ["seconds": 10])
         }
         try await Task.sleep(for: .milliseconds(300))
         request.cancel()
@@ -126,9 +127,9 @@ struct CancellationTests {
 
     @Test func asyncCancelDuringVoidAndHandlerRequestsThrowsCancelled() async throws {
         let proxy = try Servers.httpbinProxy()
-        let void = Task { try await proxy.invoke(.post, path: "delay/5", arguments: ["a": 1]) }
+        let void = Task { try await proxy.invoke(.post, path: "delay/10", arguments: ["a": 1]) }
         let handled = Task {
-            try await proxy.invoke(.get, path: "delay/5", responseHandler: { content, _ in content.count })
+            try await proxy.invoke(.get, path: "delay/10", responseHandler: { content, _ in content.count })
         }
         try await Task.sleep(for: .milliseconds(300))
         void.cancel()
