@@ -121,7 +121,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     /// Follows a redirect; on Linux without the credentials meant for the origin it leaves (see
-    /// `URLRequest.droppingCredentials(redirectedFrom:)`), and with the body, on a new task, when
+    /// `URLRequest.droppingCredentials(redirectedFrom:)`) but with the session's cookies for the
+    /// new URL (see `URLRequest.settingCookies(of:)`), and with the body, on a new task, when
     /// the redirect keeps the method (see ``SessionTransfer/follow(_:from:completionHandler:)``).
     /// Answered at once: it is quick, and the session does not wait for it on its work queue.
     func urlSession(
@@ -133,6 +134,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     ) {
         #if canImport(FoundationNetworking)
             let request = request.droppingCredentials(redirectedFrom: response.url).droppingBodyFieldsWithoutABody()
+                .settingCookies(of: session)
             guard let transfer = transfer(for: task) else {
                 completionHandler(request)
                 return

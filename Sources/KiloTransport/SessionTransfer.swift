@@ -384,7 +384,8 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     /// Follows a redirect without the credentials meant for the origin it leaves (see
     /// `URLRequest.droppingCredentials(redirectedFrom:)`), then asks your session's delegate, if it
     /// has one, as it would be asked without Kilo, and follows the request it decides on (see
-    /// ``follow(_:from:completionHandler:)``).
+    /// ``follow(_:from:completionHandler:)``), with the session's cookies for its URL (see
+    /// `URLRequest.settingCookies(of:)`).
     ///
     /// On Linux the transfer is the task's delegate (see ``URLSessionTransport``), so the session
     /// asks it, on the session's delegate queue; a delegate of your own then sees the request
@@ -399,7 +400,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         #if canImport(FoundationNetworking)
             let request = request.droppingCredentials(redirectedFrom: response.url).droppingBodyFieldsWithoutABody()
             guard let yours = Self.callersDelegate(of: session) else {
-                follow(request, from: task, completionHandler: completionHandler)
+                follow(request.settingCookies(of: session), from: task, completionHandler: completionHandler)
                 return
             }
             yours.urlSession(
@@ -408,7 +409,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
                 willPerformHTTPRedirection: response,
                 newRequest: request
             ) { decided in
-                self.follow(decided, from: task, completionHandler: completionHandler)
+                self.follow(decided?.settingCookies(of: session), from: task, completionHandler: completionHandler)
             }
         #else
             completionHandler(request)
