@@ -43,7 +43,7 @@ extension WebServiceProxy {
         let arguments = try Argument.arguments(from: arguments)
         let settings = currentSettings
         var headers = HTTPHeaders(settings.headers)
-        if let accept, headers["Accept"] == nil {
+        if let accept, asksForJSON, headers["Accept"] == nil {
             headers["Accept"] = accept
         }
         var url = try paths.resolve(path)

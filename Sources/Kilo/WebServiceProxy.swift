@@ -69,6 +69,10 @@ public final class WebServiceProxy: Sendable {
     /// How many of this proxy's callback requests are waiting for a response; see the two
     /// `start` methods.
     let callbacksInFlight = InFlightCount()
+    /// Whether a request that expects JSON, and has no `Accept` field, gets
+    /// `Accept: application/json`: not when the transport's URL session sends an `Accept` of its
+    /// own (its configuration's `httpAdditionalHeaders`), which the request's would replace.
+    let asksForJSON: Bool
 
     /// Creates a proxy that sends requests with a URL session.
     ///
@@ -108,6 +112,7 @@ public final class WebServiceProxy: Sendable {
         self.paths = PathResolver(baseURL: baseURL)
         self.transport = transport
         self.callbackTransport = transport as? any CallbackTransport
+        self.asksForJSON = !Self.sessionSendsAccept(transport)
         self.settings = Locked(Settings())
     }
 
@@ -116,6 +121,7 @@ public final class WebServiceProxy: Sendable {
         self.paths = paths
         self.transport = transport
         self.callbackTransport = transport as? any CallbackTransport
+        self.asksForJSON = !Self.sessionSendsAccept(transport)
         self.settings = Locked(settings)
     }
 
@@ -144,6 +150,10 @@ public final class WebServiceProxy: Sendable {
     }
 
     /// Header fields added to every request.
+    ///
+    /// They replace the fields of the same names that a URL session's configuration adds
+    /// (`httpAdditionalHeaders`). The methods that decode JSON add `Accept: application/json`
+    /// when neither these fields nor the session's configuration have an `Accept`.
     ///
     /// Reading the dictionary, and setting a whole one, are each atomic. Changing one field
     /// (`proxy.headers["X-Token"] = token`) is not: it reads the dictionary, then sets a changed
@@ -177,6 +187,21 @@ public final class WebServiceProxy: Sendable {
     public var timeoutInterval: TimeInterval? {
         get { settings.withLock { $0.timeoutInterval } }
         set { settings.withLock { $0.timeoutInterval = newValue } }
+    }
+
+    /// Whether `transport` sends with a URL session whose configuration has an `Accept` field,
+    /// directly or under Kilo's retrying and intercepting transports.
+    private static func sessionSendsAccept(_ transport: any Transport) -> Bool {
+        switch transport {
+        case let transport as URLSessionTransport:
+            transport.configurationSendsAccept
+        case let transport as RetryingTransport:
+            sessionSendsAccept(transport.transport)
+        case let transport as InterceptingTransport:
+            sessionSendsAccept(transport.transport)
+        default:
+            false
+        }
     }
 
     var currentSettings: Settings {

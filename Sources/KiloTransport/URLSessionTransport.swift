@@ -64,6 +64,9 @@ public struct URLSessionTransport: CallbackTransport {
     /// `timeoutIntervalForRequest` where Linux's URLSession would misread that; `nil` to leave it
     /// to the session (see ``requestTimeout(for:)``).
     private let requestTimeout: TimeInterval?
+    /// Whether the session's configuration sends an `Accept` field of its own
+    /// (`httpAdditionalHeaders`), which a request's own `Accept` would replace.
+    package let configurationSendsAccept: Bool
 
     /// Creates a transport that sends requests with your session, as it is.
     ///
@@ -85,6 +88,7 @@ public struct URLSessionTransport: CallbackTransport {
         self.owner = nil
         self.completionMayTakeTime = session !== URLSession.shared && !Self.deliversOnMainThread(session)
         self.requestTimeout = Self.requestTimeout(for: session)
+        self.configurationSendsAccept = Self.sendsAccept(session.configuration)
     }
 
     /// Creates a transport with a session of its own, which reports progress as bytes move.
@@ -114,6 +118,12 @@ public struct URLSessionTransport: CallbackTransport {
         self.owner = owner
         self.completionMayTakeTime = false  // on Linux, completions run on the session's work queue
         self.requestTimeout = nil  // the session's configuration has one it can count
+        self.configurationSendsAccept = Self.sendsAccept(configuration)
+    }
+
+    /// Whether `configuration`'s `httpAdditionalHeaders` has an `Accept` field, in any case.
+    private static func sendsAccept(_ configuration: URLSessionConfiguration) -> Bool {
+        configuration.httpAdditionalHeaders?.keys.contains { ($0.base as? String)?.lowercased() == "accept" } ?? false
     }
 
     /// The timeout to give a request that has none of its own, when `session`'s
