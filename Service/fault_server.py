@@ -45,7 +45,8 @@ can check how many requests, retries included, reached the server.
                                           1000), `not-http` (a line that is not a status line), `length`
                                           (`Content-Length: abc`), `colon` (a header line without a
                                           colon), `headers` (320 KB of header fields), `gzip` (a body
-                                          labelled gzip that is not)
+                                          labelled gzip that is not), `gzip-truncated` (a gzip body
+                                          without its last 8 bytes, framed by its Content-Length)
     *    /redirect-loop?code=C                C (302 by default) with a `Location` that leads back here,
                                           for ever
     GET  /gzip-records?n=N                200, application/json with `Content-Encoding: gzip`: a list
@@ -283,6 +284,7 @@ class FaultHandler(socketserver.BaseRequestHandler):
         """Writes the malformed response `how` names, then closes the connection."""
         ok = b'{"ok": true}'
         framed = b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(ok) + ok
+        truncated = gzip.compress(ok)[:-8]
         responses = {
             "chunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
                        b"zz\r\nhello\r\n0\r\n\r\n",
@@ -293,6 +295,8 @@ class FaultHandler(socketserver.BaseRequestHandler):
             "headers": b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-Big-%d: %s\r\n" % (i, b"a" * 80000)
                                                          for i in range(4)) + framed,
             "gzip": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n" + framed,
+            "gzip-truncated": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+                              b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(truncated) + truncated,
         }
         self.request.sendall(responses.get(how, b"HTTP/1.1 400 Bad Request\r\n" + framed))
         self.request.shutdown(socket.SHUT_RDWR)

@@ -96,7 +96,9 @@ enum TransportFailure {
         case let error as HTTPParserError:
             // The connection closed before the end of the response.
             return error == .invalidEOFState ? .networkConnectionLost : .badServerResponse
-        case is NIOHTTPDecompression.DecompressionError:
+        case is NIOHTTPDecompression.DecompressionError, is NIOHTTPDecompression.ExtraDecompressionError:
+            // A body that does not decompress, or whose compressed data ends early or has bytes
+            // after its end.
             return .cannotDecodeContentData
         default:
             return .unknown

@@ -140,6 +140,16 @@ struct FaultTests {
         }
     }
 
+    /// A gzip body without its last 8 bytes, framed by its `Content-Length`: the body cannot be
+    /// decoded, which `Docs/Transports.md` lists as `cannotDecodeContentData` (not `unknown`, which
+    /// no caller can act on).
+    @Test func aTruncatedGzipBodyIsCannotDecodeContentData() async throws {
+        let error = await #expect(throws: URLError.self) {
+            try await transport.send(try get("malformed?how=gzip-truncated"))
+        }
+        #expect(error?.code == .cannotDecodeContentData, "\(error?.localizedDescription ?? "")")
+    }
+
     @Test func aFailedDownloadLeavesTheDestinationAlone() async throws {
         let directory = try TemporaryDirectory()
         let destination = try directory.write(Data("old".utf8), named: "kept.bin")

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Kilo
 import NIOCore
+import NIOHTTPCompression
 import NIOPosix
 import Testing
 
@@ -43,6 +44,21 @@ import Testing
         #expect(TransportFailure.code(for: ChannelError.connectTimeout(.seconds(1))) == .timedOut)
         #expect(TransportFailure.code(for: CancellationError()) == .cancelled)
         #expect(TransportFailure.code(for: CocoaError(.coderReadCorrupt)) == .unknown)
+    }
+
+    @Test func bodiesThatDoNotDecompressAreCannotDecodeContentData() {
+        #expect(
+            TransportFailure.code(for: NIOHTTPDecompression.DecompressionError.inflationError(-3))
+                == .cannotDecodeContentData
+        )
+        #expect(
+            TransportFailure.code(for: NIOHTTPDecompression.ExtraDecompressionError.truncatedData)
+                == .cannotDecodeContentData
+        )
+        #expect(
+            TransportFailure.code(for: NIOHTTPDecompression.ExtraDecompressionError.invalidTrailingData)
+                == .cannotDecodeContentData
+        )
     }
 
     @Test func theOriginalErrorAndURLAreKept() throws {
