@@ -47,6 +47,11 @@ can check how many requests, retries included, reached the server.
                                           colon), `headers` (320 KB of header fields), `gzip` (a body
                                           labelled gzip that is not), `gzip-truncated` (a gzip body
                                           without its last 8 bytes, framed by its Content-Length)
+    *    /encoded-empty?status=S&encoding=E[&length=L]
+                                          S (200 by default) with `Content-Encoding: E` (gzip by
+                                          default) and no body, as a HEAD, 204 or 304 response may
+                                          be; with `Content-Length: L` when given (give 0 with 200,
+                                          or any length for a HEAD)
     *    /redirect-loop?code=C                C (302 by default) with a `Location` that leads back here,
                                           for ever
     GET  /gzip-records?n=N                200, application/json with `Content-Encoding: gzip`: a list
@@ -261,6 +266,11 @@ class FaultHandler(socketserver.BaseRequestHandler):
             self.reset_when_reused()
         elif path == "/malformed":
             self.send_malformed(query.get("how", ""))
+        elif path == "/encoded-empty":
+            length = ["Content-Length: %s" % query["length"]] if "length" in query else []
+            lines = ["HTTP/1.1 %s Empty" % query.get("status", "200"), "Content-Type: application/json",
+                     "Content-Encoding: %s" % query.get("encoding", "gzip")] + length + ["Connection: close", "", ""]
+            self.request.sendall("\r\n".join(lines).encode("latin-1"))
         elif path == "/redirect-loop":
             code = int(query.get("code", "302"))
             self.respond(code, "Redirect", b"", "text/plain", [("Location", "/redirect-loop?code=%d" % code)])

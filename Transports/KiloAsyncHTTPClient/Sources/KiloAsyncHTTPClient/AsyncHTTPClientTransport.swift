@@ -157,7 +157,7 @@ public struct AsyncHTTPClientTransport: Transport {
                 guard redirects <= Self.maximumRedirects else {
                     throw URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: request.url])
                 }
-                for try await _ in response.body {
+                for try await _ in ResponseBody(of: response, to: request.method) {
                     timer?.touch()
                 }
                 request = next
@@ -167,23 +167,33 @@ public struct AsyncHTTPClientTransport: Transport {
             if let sendSize {
                 progress?.reportSent(sendSize, of: sendSize)
             }
-            return try await read(response, for: original, timer: timer)
+            return try await read(response, to: request.method, for: original, timer: timer)
         }
     }
 
     /// Reads a response's body into memory or into the request's response body file.
+    ///
+    /// - Parameters:
+    ///   - response: The final response.
+    ///   - method: The method of the request that received it, which a redirect may have changed.
+    ///   - request: The request as the caller gave it.
+    ///   - timer: Touched with each chunk received.
+    /// - Returns: The response, with its body unless it went to the request's file.
+    /// - Throws: What the client throws while the body arrives, or ``LocalFileError``.
     private func read(
         _ response: HTTPClientResponse,
+        to method: KiloTransport.HTTPMethod,
         for request: TransportRequest,
         timer: IdleTimer?
     ) async throws -> TransportResponse {
+        let chunks = ResponseBody(of: response, to: method)
         let expected = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
         let headers = KiloTransport.HTTPHeaders(response.headers)
         let statusCode = Int(response.status.code)
         let progress = request.progress
         if let file = request.responseBodyFile {
             let count = try await ResponseBodyFile.write(
-                response.body,
+                chunks,
                 to: file,
                 expected: expected,
                 progress: progress,
@@ -196,7 +206,7 @@ public struct AsyncHTTPClientTransport: Transport {
         if let expected, expected > 0 {
             body.reserveCapacity(Int(min(expected, 16 << 20)))
         }
-        for try await chunk in response.body {
+        for try await chunk in chunks {
             timer?.touch()
             chunk.withUnsafeReadableBytes { bytes in
                 if let start = bytes.baseAddress {

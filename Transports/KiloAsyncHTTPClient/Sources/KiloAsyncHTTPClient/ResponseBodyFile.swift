@@ -25,7 +25,7 @@ enum ResponseBodyFile {
     /// - Returns: The number of bytes written.
     /// - Throws: ``LocalFileError`` if the file cannot be written, or what the body throws.
     static func write(
-        _ body: HTTPClientResponse.Body,
+        _ body: ResponseBody,
         to destination: URL,
         expected: Int64?,
         progress: ProgressObserver?,

@@ -150,6 +150,34 @@ struct FaultTests {
         #expect(error?.code == .cannotDecodeContentData, "\(error?.localizedDescription ?? "")")
     }
 
+    /// A response with no body by definition (to a `HEAD`, a 204 or a 304, or a `Content-Length`
+    /// of 0) whose headers name a content encoding, as a server's compression may label them:
+    /// there is nothing to decompress, and `URLSession` returns it as it is.
+    @Test(arguments: [
+        (HTTPMethod.head, "length=1234", 200), (.get, "status=204", 204), (.get, "status=304", 304),
+        (.get, "length=0", 200), (.head, "length=1234&encoding=deflate", 200),
+        (.get, "status=204&encoding=deflate", 204),
+    ])
+    func aResponseWithoutABodyIsNotDecompressed(method: HTTPMethod, query: String, status: Int) async throws {
+        let request = TransportRequest(
+            method: method,
+            url: try LiveServers.url(LiveServers.fault, "encoded-empty?\(query)")
+        )
+        let response = try await transport.send(request)
+        #expect(response.statusCode == status)
+        #expect(response.body.isEmpty)
+        #expect(response.headers["Content-Encoding"] != nil)
+    }
+
+    @Test func aDownloadWithoutABodyIsNotDecompressed() async throws {
+        let directory = try TemporaryDirectory()
+        var request = try get("encoded-empty?status=204")
+        request.responseBodyFile = directory.url.appendingPathComponent("empty.bin")
+        let response = try await transport.send(request)
+        #expect(response.statusCode == 204)
+        #expect(try Data(contentsOf: directory.url.appendingPathComponent("empty.bin")).isEmpty)
+    }
+
     @Test func aFailedDownloadLeavesTheDestinationAlone() async throws {
         let directory = try TemporaryDirectory()
         let destination = try directory.write(Data("old".utf8), named: "kept.bin")

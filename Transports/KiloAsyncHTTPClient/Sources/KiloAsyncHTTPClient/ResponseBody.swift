@@ -1,0 +1,54 @@
+import AsyncHTTPClient
+import Kilo
+import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+
+/// A response's body as the transport reads it: the client's, except that a response with no
+/// body by definition ends without an error even when its headers name a content encoding.
+///
+/// The client's decompressor expects compressed data after any `Content-Encoding: gzip` or
+/// `deflate`, and fails a response that has none with
+/// `NIOHTTPDecompression.ExtraDecompressionError.truncatedData`. But the answer to a `HEAD`, a
+/// 1xx, 204 or 304, and one with `Content-Length: 0` has no body, whatever its headers say
+/// (RFC 9110 §6.4.1): there is nothing to decompress, and `URLSession` returns such a response as
+/// it is. A body that is not empty by definition and ends early still fails.
+struct ResponseBody: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+
+    private let body: HTTPClientResponse.Body
+    private let isEmptyByDefinition: Bool
+
+    /// The body of a response.
+    ///
+    /// - Parameters:
+    ///   - response: The response.
+    ///   - method: The method of the request that received it.
+    init(of response: HTTPClientResponse, to method: KiloTransport.HTTPMethod) {
+        body = response.body
+        let code = response.status.code
+        isEmptyByDefinition =
+            method == .head || (100..<200).contains(code) || code == 204 || code == 304
+            || response.headers.first(name: "Content-Length").flatMap { Int64($0) } == 0
+    }
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(base: body.makeAsyncIterator(), isEmptyByDefinition: isEmptyByDefinition)
+    }
+
+    /// Produces the client's chunks.
+    struct Iterator: AsyncIteratorProtocol {
+        var base: HTTPClientResponse.Body.AsyncIterator
+        let isEmptyByDefinition: Bool
+
+        mutating func next() async throws -> ByteBuffer? {
+            do {
+                return try await base.next()
+            } catch let error as NIOHTTPDecompression.ExtraDecompressionError
+                where error == .truncatedData && isEmptyByDefinition
+            {
+                return nil
+            }
+        }
+    }
+}
