@@ -77,8 +77,12 @@ final class FileWriter: @unchecked Sendable {
 
     init(url: URL) throws {
         self.url = url
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw LocalFileError(underlying: CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]))
+        do {
+            // Not `FileManager.createFile`, which says only that it failed: this throws the
+            // reason (a missing folder, no permission), as URLSessionTransport reports it.
+            try Data().write(to: url)
+        } catch {
+            throw LocalFileError(underlying: error)
         }
         do {
             handle = try FileHandle(forWritingTo: url)

@@ -232,6 +232,22 @@ struct AsyncHTTPClientTransportTests {
         }
     }
 
+    /// A download into a folder that does not exist fails with the file system's reason, as
+    /// `URLSessionTransport` reports it (`CocoaError.fileNoSuchFile`), not a bare
+    /// `fileWriteUnknown` that says nothing of why.
+    @Test func aDownloadIntoAMissingFolderSaysWhy() async throws {
+        let directory = try TemporaryDirectory()
+        let destination = directory.url.appendingPathComponent("missing/download.bin")
+        let request = TransportRequest(
+            method: .get,
+            url: try LiveServers.url(LiveServers.sample, "bytes?n=10"),
+            responseBodyFile: destination
+        )
+        let error = await #expect(throws: CocoaError.self) { try await transport.send(request) }
+        #expect(error?.code == .fileNoSuchFile, "\(String(describing: error))")
+        #expect(try directory.contents() == [])
+    }
+
     @Test func anErrorStatusBodyGoesToTheFileToo() async throws {
         let directory = try TemporaryDirectory()
         let destination = directory.url.appendingPathComponent("error.txt")
