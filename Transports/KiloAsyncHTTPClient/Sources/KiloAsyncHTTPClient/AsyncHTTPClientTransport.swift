@@ -171,6 +171,17 @@ public struct AsyncHTTPClientTransport: Transport {
         }
     }
 
+    /// The size of the body the transport reads, as the response announces it: its
+    /// `Content-Length`, unless the body has a content coding (`gzip`, `deflate`…). The client
+    /// decompresses such a body, and its `Content-Length` counts the compressed bytes, which
+    /// progress would pass long before the end: its size is unknown until the end, as over
+    /// ``URLSessionTransport``.
+    private static func expectedBodySize(of headers: NIOHTTP1.HTTPHeaders) -> Int64? {
+        let coding = headers.first(name: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard coding == nil || coding == "" || coding == "identity" else { return nil }
+        return headers.first(name: "Content-Length").flatMap { Int64($0) }
+    }
+
     /// Reads a response's body into memory or into the request's response body file.
     ///
     /// - Parameters:
@@ -187,7 +198,7 @@ public struct AsyncHTTPClientTransport: Transport {
         timer: IdleTimer?
     ) async throws -> TransportResponse {
         let chunks = ResponseBody(of: response, to: method)
-        let expected = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
+        let expected = Self.expectedBodySize(of: response.headers)
         let headers = KiloTransport.HTTPHeaders(response.headers)
         let statusCode = Int(response.status.code)
         let progress = request.progress

@@ -198,6 +198,35 @@ struct AsyncHTTPClientTransportTests {
         #expect(String(decoding: response.body, as: UTF8.self).contains("\"gzipped\": true"))
     }
 
+    /// A gzip body's `Content-Length` counts the compressed bytes, and the client hands over the
+    /// decompressed ones: progress does not take the first for the size of the second, in memory
+    /// or to a file. Before the fix, nearly every report had every expected byte.
+    @Test(arguments: [false, true])
+    func aCompressedBodysProgressDoesNotReachTheEndEarly(toFile: Bool) async throws {
+        let directory = try TemporaryDirectory()
+        let reports = Protected<[TransferProgress]>([])
+        let file = directory.url.appendingPathComponent("records.json")
+        let response = try await transport.send(
+            TransportRequest(
+                method: .get,
+                url: try LiveServers.url(LiveServers.fault, "gzip-records?n=50000"),
+                responseBodyFile: toFile ? file : nil,
+                progress: ProgressObserver { progress in reports.withLock { $0.append(progress) } }
+            )
+        )
+        #expect(response.statusCode == 200)
+        let size = toFile ? try Data(contentsOf: file).count : response.body.count
+        #expect(size > 5_000_000)
+        let all = reports.current
+        #expect(all.count > 2, "the body came in too few chunks to tell")
+        let early = all.dropLast().filter { report in
+            report.expectedBytesToReceive.map { report.bytesReceived >= $0 } ?? false
+        }
+        #expect(early.count == 0, "\(early.count) of \(all.count) reports had every expected byte before the end")
+        #expect(all.last?.bytesReceived == Int64(size))
+        #expect(all.last?.fractionReceived == 1)
+    }
+
     @Test func headHasHeadersAndNoBody() async throws {
         let response = try await transport.send(
             TransportRequest(method: .head, url: try LiveServers.url(LiveServers.sample, "bytes?n=1000"))
