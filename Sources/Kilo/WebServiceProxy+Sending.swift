@@ -119,8 +119,9 @@ extension WebServiceProxy {
     }
 
     /// Maps a transport's outcome, unless the request was cancelled first: cancellation that
-    /// comes before the value is mapped wins, as in ``response(to:)``. Where the value is mapped
-    /// before the hop to the callback queue, cancellation before the handler runs wins as well.
+    /// comes before the value is mapped wins, as in ``response(to:)``. Callers check again just
+    /// before the handler runs, so that cancellation while the value is mapped (a slow response
+    /// handler, a large body to decode) wins as well.
     private static func mapOutcome<T>(
         _ result: Result<TransportResponse, any Error>,
         with map: (TransportResponse) throws -> T,
@@ -184,7 +185,11 @@ extension WebServiceProxy {
                 mapHere(result, with: map, thenDeliverTo: handler, on: callbacks.queue, for: requestTask)
             }
         } else {
-            callbacks.queue.async { handler(mapOutcome(result, with: map, for: requestTask)) }
+            callbacks.queue.async {
+                // Mapped first: `unlessCancelled` checks before it evaluates its argument.
+                let outcome = mapOutcome(result, with: map, for: requestTask)
+                handler(requestTask.unlessCancelled(outcome))
+            }
         }
     }
 

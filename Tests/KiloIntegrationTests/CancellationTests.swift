@@ -75,6 +75,37 @@ struct CancellationTests {
         #expect(outcome.handlerCalls.current == 1)
     }
 
+    /// A `cancel()` that returns while the response is still being read, before the result is
+    /// delivered, wins: the handler gets `URLError.cancelled`, not the value read.
+    @Test func callbackCancelWhileTheResponseIsReadReportsCancelledOnce() async throws {
+        let proxy = try Servers.httpbinProxy()
+        proxy.callbackQueue = CallbackQueues.make("cancel.reading")
+        let reading = DispatchSemaphore(value: 0)
+        let cancelled = DispatchSemaphore(value: 0)
+        let outcome: CallbackOutcome<Int> = try await callback { handler in
+            let task = proxy.invoke(
+                .get,
+                path: "get",
+                responseHandler: { content, _ in
+                    reading.signal()
+                    cancelled.wait()
+                    return content.count
+                },
+                resultHandler: handler
+            )
+            DispatchQueue.global().async {
+                reading.wait()
+                task?.cancel()
+                cancelled.signal()
+            }
+            return task
+        }
+        #expect((outcome.error as? URLError)?.code == .cancelled)
+        #expect(outcome.queueLabel == "cancel.reading")
+        try await Task.sleep(for: Self.settleTime)
+        #expect(outcome.handlerCalls.current == 1)
+    }
+
     @Test func cancellingOneCallbackRequestLeavesOthersRunning() async throws {
         let proxy = try Servers.sampleProxy()
         proxy.callbackQueue = CallbackQueues.make("cancel.one-of-two")
