@@ -16,4 +16,18 @@ struct CallbackQueue: Sendable {
         self.queue = queue
         isMain = queue.isMainQueue
     }
+
+    /// Whether the calling code runs on the main queue, or on a queue that targets it (and so
+    /// runs on the main thread), which `isMain` cannot tell: a queue's target cannot be read.
+    static var isServingMainQueue: Bool {
+        DispatchQueue.getSpecific(key: mainQueueKey) != nil
+    }
+
+    /// A key that only the main queue has a value for; `getSpecific` finds it from any queue
+    /// that targets the main queue too.
+    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
 }

@@ -167,9 +167,9 @@ extension WebServiceProxy {
     }
 
     /// Maps an outcome off the calling thread (a transport's, which it may need) and gives it to
-    /// `handler` on `queue`: both on `queue` itself, unless it is the main queue; then the
-    /// outcome is mapped on a global queue first (``mapHere(_:with:thenDeliverTo:on:for:)``), so
-    /// that the main thread never decodes.
+    /// `handler` on `queue`: both on `queue` itself, unless it is the main queue or a queue that
+    /// targets it; then the outcome is mapped on a global queue first
+    /// (``mapHere(_:with:thenDeliverTo:on:for:)``), so that the main thread never decodes.
     private static func deliver<T>(
         _ result: Result<TransportResponse, any Error>,
         with map: @escaping (TransportResponse) throws -> T,
@@ -186,6 +186,13 @@ extension WebServiceProxy {
             }
         } else {
             callbacks.queue.async {
+                guard !CallbackQueue.isServingMainQueue else {
+                    // A queue that targets the main queue: mapped on a global queue, as for the main queue.
+                    DispatchQueue.global().async {
+                        mapHere(result, with: map, thenDeliverTo: handler, on: callbacks.queue, for: requestTask)
+                    }
+                    return
+                }
                 // Mapped first: `unlessCancelled` checks before it evaluates its argument.
                 let outcome = mapOutcome(result, with: map, for: requestTask)
                 handler(requestTask.unlessCancelled(outcome))

@@ -141,6 +141,29 @@ struct ConcurrencyTests {
         #expect(decodings.allSatisfy { $0.deliveredOn == "main" })
     }
 
+    /// A callback queue that targets the main queue runs on the main thread: a response is
+    /// read off it, as for the main queue itself, and delivered on it.
+    @Test func aCallbackQueueThatTargetsTheMainQueueNeverReadsResponses() async throws {
+        let proxy = try Servers.sampleProxy()
+        proxy.callbackQueue = DispatchQueue(label: "concurrency.targets-main", target: .main)
+        let readOn = Protected<String?>(nil)
+        let outcome: CallbackOutcome<[Int]> = try await callback { handler in
+            proxy.invoke(
+                .get,
+                path: "fibonacci",
+                arguments: ["count": 4],
+                responseHandler: { content, _ in
+                    readOn.withLock { $0 = DispatchQueue.getSpecific(key: CallbackQueues.labelKey) ?? "other" }
+                    return try JSONDecoder().decode([Int].self, from: content)
+                },
+                resultHandler: handler
+            )
+        }
+        #expect(try outcome.get() == [0, 1, 1, 2])
+        #expect(readOn.current == "other", "never on the main queue")
+        #expect(outcome.queueLabel == "main", "delivered on the queue, which runs on the main queue")
+    }
+
     #if !KILO_ASYNC_HTTP_CLIENT
         /// With your session and other requests in flight, Kilo decodes a response on the
         /// session's delegate queue, as code that decodes in a completion handler does, and only
