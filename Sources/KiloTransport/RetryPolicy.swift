@@ -80,9 +80,11 @@ public struct RetryPolicy: Sendable, Hashable {
     ///   - outcome: What the attempt gave.
     ///   - attempt: The number of the attempt that gave it, from 1.
     ///   - jitter: A random number in `0..<1`; the backoff delay is scaled to between half and
-    ///     all of itself by it.
+    ///     all of itself by it (a value outside that range is clamped, and NaN counts as 0).
     ///   - now: The current date, to read a `Retry-After` date against.
-    /// - Returns: The delay in seconds, at most ``longestDelay``, or `nil`.
+    /// - Returns: The delay in seconds, from 0 to ``longestDelay``, or `nil`. A ``maximumDelay``
+    ///   that is negative or NaN, or a ``multiplier`` that makes the backoff negative, means no
+    ///   wait.
     public func delay(
         before request: TransportRequest,
         isSentAgainAfter outcome: Result<TransportResponse, any Error>,
@@ -104,7 +106,11 @@ public struct RetryPolicy: Sendable, Hashable {
         // 0 × ∞, NaN, which `min` turns into the maximum delay.
         let growth = initialDelay > 0 ? initialDelay * pow(multiplier, Double(attempt - 1)) : 0
         let backoff = min(maximumDelay, Self.longestDelay, growth)
-        return backoff * (0.5 + 0.5 * min(max(jitter, 0), 1))
+        let scale = 0.5 + 0.5 * (jitter >= 0 ? min(jitter, 1) : 0)  // a NaN jitter counts as 0
+        let delay = backoff * scale
+        // A maximum delay that is negative or NaN, or a negative multiplier, asks for no wait: a
+        // negative infinity or a NaN here would trap in `Task.sleep(for:)`.
+        return delay > 0 ? delay : 0
     }
 
     /// The delay a `Retry-After` value asks for, in seconds.

@@ -234,6 +234,17 @@ struct FaultTests {
         #expect(try await FaultServer.count(key) == 1)
     }
 
+    /// A maximum delay of NaN asks for no wait: the retry goes at once, where `Task.sleep` used to
+    /// trap on a NaN duration and end the process.
+    @Test func aNaNMaximumDelayRetriesWithoutWaiting() async throws {
+        let key = FaultServer.makeKey("flaky-nan-maximum")
+        let proxy = try FaultServer.proxy(Self.retrying(RetryPolicy(maximumDelay: .nan)))
+        let result: FaultServer.Attempts = try await proxy.invoke(
+            .get, path: "flaky", arguments: ["key": key, "failures": 1])
+        #expect(result.attempts == 2)
+        #expect(try await FaultServer.count(key) == 2)
+    }
+
     /// A response header whose value has a byte outside ASCII (`X-Name: café` in ISO-8859-1).
     /// Linux's URLSession refuses the whole response ("Failed writing header", -1); the transport
     /// calls that `cannotParseResponse`, keeping libcurl's error as the underlying one, rather

@@ -67,6 +67,20 @@ import Testing
         #expect(delay(after: .status(503), jitter: jitter) == expected)
     }
 
+    /// `Task.sleep(for:)` traps on a NaN or an infinite duration, so no policy may ask for one.
+    @Test(arguments: [
+        RetryPolicy(maximumDelay: .nan), RetryPolicy(maximumDelay: -.infinity), RetryPolicy(maximumDelay: -1),
+        RetryPolicy(multiplier: -.infinity), RetryPolicy(multiplier: -2),
+    ])
+    func aNegativeOrNaNBackoffMeansNoWait(policy: RetryPolicy) {
+        #expect(delay(policy, after: .status(503), attempt: 2, jitter: 1) == 0)
+        #expect(delay(policy, after: .urlError(.timedOut), attempt: 2, jitter: 0) == 0)
+    }
+
+    @Test func aNaNJitterCountsAsZero() {
+        #expect(delay(after: .status(503), jitter: .nan) == 0.25)
+    }
+
     // MARK: Attempts
 
     @Test func noRetryAfterTheLastAttempt() {
