@@ -37,6 +37,12 @@ can check how many requests, retries included, reached the server.
                                           is closed (FIN, the default) or reset (RST) without a
                                           response, or closed after the headers and part of the
                                           body as /drop does; then 200 with {"attempts": n}
+    *    /flaky-early?key=K&failures=N[&how=close|reset]
+                                          while K has been counted at most N times: the connection
+                                          is closed (FIN, the default) or reset (RST) as soon as the
+                                          request's headers arrive, before its body is read, as a
+                                          server that refuses an upload may; then 200 with
+                                          {"attempts": n, "received": b}, b the size of the body
     *    /auth?token=T[&key=K]            401 with `WWW-Authenticate: Bearer` unless the request
                                           has `Authorization: Bearer T`; then 200 with
                                           {"authorized": true, "attempts": n}
@@ -114,9 +120,14 @@ class Disconnected(Exception):
     """The client closed the connection before sending a whole request."""
 
 
+class EarlyDrop(Exception):
+    """The connection was dropped before the request's body was read."""
+
+
 class FaultHandler(socketserver.BaseRequestHandler):
     def setup(self):
         self.buffer = b""
+        self.early_count = None  # /flaky-early's count, taken before the body is read
 
     # Reading the request
 
@@ -149,6 +160,17 @@ class FaultHandler(socketserver.BaseRequestHandler):
         head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
         lines = head.decode("latin-1").split("\r\n")
         method, target, _version = lines[0].split(" ", 2)
+        early = urlsplit(target)
+        if early.path == "/flaky-early":
+            query = {name: values[-1] for name, values in parse_qs(early.query).items()}
+            self.early_count = count_request(query.get("key"))
+            if self.early_count <= int(query.get("failures", "1")):
+                log("%s %s (key %s: %d): dropped before the body" % (method, target, query.get("key"), self.early_count))
+                if query.get("how") == "reset":
+                    self.reset()
+                else:
+                    self.request.shutdown(socket.SHUT_RDWR)
+                raise EarlyDrop()
         headers = {}
         for line in lines[1:]:
             name, _, value = line.partition(":")
@@ -207,13 +229,16 @@ class FaultHandler(socketserver.BaseRequestHandler):
     def handle(self):
         try:
             method, target, headers, body = self.read_request()
-        except (Disconnected, OSError, ValueError):
+        except (Disconnected, EarlyDrop, OSError, ValueError):
             return
         url = urlsplit(target)
         query = {name: values[-1] for name, values in parse_qs(url.query).items()}
         path = url.path
         key = query.get("key")
-        n = 0 if path == "/count" else count_request(key)
+        if self.early_count is not None:
+            n = self.early_count
+        else:
+            n = 0 if path == "/count" else count_request(key)
         log("%s %s (key %s: %d)" % (method, target, key, n))
         try:
             self.route(path, query, headers, body, key, n)
@@ -245,6 +270,8 @@ class FaultHandler(socketserver.BaseRequestHandler):
                 self.respond(503, "Service Unavailable", b"try again later\n", "text/plain; charset=utf-8", extra)
             else:
                 self.respond(200, "OK", {"attempts": n})
+        elif path == "/flaky-early":
+            self.respond(200, "OK", {"attempts": n, "received": len(body)})
         elif path == "/flaky-drop":
             if n <= int(query.get("failures", "1")):
                 if query.get("how") == "reset":

@@ -10,7 +10,8 @@ extension URLError {
     /// On Linux, URLSession (libcurl underneath) reports some failures with generic codes that
     /// callers cannot act on: a connection closed mid-body is `.unknown` ("transfer closed with
     /// N bytes remaining to read"), one closed before any response is `.badServerResponse`
-    /// ("Empty reply from server"), and a certificate that fails validation is `.unknown`
+    /// ("Empty reply from server"), one closed while the request body is still being sent is
+    /// `.unknown` ("Send failure: Broken pipe"), and a certificate that fails validation is `.unknown`
     /// ("SSL certificate problem: …"). A response that breaks HTTP is `.unknown` (a bad chunk
     /// size, `Content-Length` or header line, too many header bytes), or even `.unsupportedURL`
     /// (a bad status line, or no status line at all, as from a server that does not speak
@@ -23,7 +24,7 @@ extension URLError {
             let message = (userInfo[NSLocalizedDescriptionKey] as? String) ?? ""
             let code: URLError.Code
             switch self.code {
-            case .unknown where message.hasPrefix("transfer closed"),
+            case .unknown where message.hasPrefix("transfer closed") || message.hasPrefix("Send failure"),
                 .badServerResponse where message == "Empty reply from server":
                 code = .networkConnectionLost
             case .unknown where message == "Failed writing header":

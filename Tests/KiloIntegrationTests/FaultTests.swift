@@ -277,6 +277,32 @@ struct FaultTests {
         #expect(result.attempts == 2)
     }
 
+    /// A server that closes the connection as soon as a request's headers arrive, without reading
+    /// its body, as one that refuses an upload may. Linux's URLSession, still sending the body,
+    /// fails with "Send failure: Broken pipe" as `.unknown`, which the transport must turn into
+    /// the `networkConnectionLost` that Apple's URLSession (and SwiftNIO's `EPIPE`) gives.
+    @Test func connectionClosedWhileTheBodyIsSentGivesNetworkConnectionLost() async throws {
+        let key = FaultServer.makeKey("early-close")
+        let proxy = try FaultServer.proxy()
+        let error = await #expect(throws: URLError.self) {
+            try await proxy.invoke(
+                .post, path: "flaky-early?key=\(key)&failures=5", content: Data(count: 8_000_000))
+        }
+        #expect(error?.code == .networkConnectionLost)
+    }
+
+    /// The same, for a `PUT`, which the default policy retries: the next attempt sends the whole body.
+    @Test func connectionClosedWhileTheBodyIsSentIsRetriedForPUT() async throws {
+        struct Received: Decodable { var attempts: Int, received: Int }
+        let key = FaultServer.makeKey("early-close-put")
+        let proxy = try FaultServer.proxy(Self.retrying(RetryPolicy(initialDelay: 0.05)))
+        let body = Data(count: 8_000_000)
+        let result: Received = try await proxy.invoke(
+            .put, path: "flaky-early?key=\(key)&failures=1", content: body)
+        #expect(result.attempts == 2)
+        #expect(result.received == body.count)
+    }
+
     @Test(arguments: ["close", "reset", "partial"])
     func droppedConnectionIsNotRetriedForPOSTByDefault(how: String) async throws {
         let key = FaultServer.makeKey("post-drop-\(how)")
