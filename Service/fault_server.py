@@ -75,6 +75,9 @@ can check how many requests, retries included, reached the server.
                                           when its keep-alive timeout runs out just as the client
                                           reuses the connection (gunicorn's gthread worker does)
 
+A TLS client that connects to the plain port (an `https` URL with its port) has the connection
+reset (TCP RST) as soon as its client hello arrives.
+
 With `--tls-port P`, it also serves the same endpoints over HTTPS on 127.0.0.1:P with a
 self-signed certificate made at start-up (by `openssl`, or the `cryptography` package when
 `openssl` is missing), which no client should trust.
@@ -96,6 +99,7 @@ import threading
 from urllib.parse import parse_qs, urlsplit
 
 MAX_HEAD = 64 * 1024
+TLS_HANDSHAKE = b"\x16\x03"  # the start of a TLS client hello
 CHUNK = 64 * 1024
 
 counts = {}
@@ -134,6 +138,9 @@ class FaultHandler(socketserver.BaseRequestHandler):
     def receive(self):
         data = self.request.recv(CHUNK)
         if not data:
+            raise Disconnected()
+        if not self.buffer and data.startswith(TLS_HANDSHAKE) and not isinstance(self.request, ssl.SSLSocket):
+            self.reset()  # a TLS client on the plain port
             raise Disconnected()
         self.buffer += data
 

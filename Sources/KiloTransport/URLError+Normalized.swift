@@ -11,9 +11,14 @@ extension URLError {
     /// callers cannot act on: a connection closed mid-body is `.unknown` ("transfer closed with
     /// N bytes remaining to read"), one closed before any response is `.badServerResponse`
     /// ("Empty reply from server"), one closed while the request body is still being sent is
-    /// `.unknown` ("Send failure: Broken pipe"), and a certificate that fails validation is `.unknown`
-    /// ("SSL certificate problem: …"). A response that breaks HTTP is `.unknown` (a bad chunk
-    /// size, `Content-Length` or header line, too many header bytes), or even `.unsupportedURL`
+    /// `.unknown` ("Send failure: Broken pipe"), and a certificate that fails validation is
+    /// `.unknown` ("SSL certificate problem: …"). Over TLS, a connection reset is `.unknown` too
+    /// ("Recv failure: Connection reset by peer", which plain HTTP reports as
+    /// `.networkConnectionLost`), and so is every other failed handshake ("OpenSSL/3.0.19:
+    /// error:…: wrong version number" from a server that does not speak TLS, "OpenSSL
+    /// SSL_connect: SSL_ERROR_SYSCALL …" from one that closes the connection, a TLS alert). A
+    /// response that breaks HTTP is `.unknown` (a bad chunk size, `Content-Length` or header
+    /// line, too many header bytes), or even `.unsupportedURL`
     /// (a bad status line, or no status line at all, as from a server that does not speak
     /// HTTP), as if the URL were at fault; it becomes `.badServerResponse`, and a body that
     /// does not decompress `.cannotDecodeContentData`, as `AsyncHTTPClientTransport` reports
@@ -24,14 +29,17 @@ extension URLError {
             let message = (userInfo[NSLocalizedDescriptionKey] as? String) ?? ""
             let code: URLError.Code
             switch self.code {
-            case .unknown where message.hasPrefix("transfer closed") || message.hasPrefix("Send failure"),
+            // "Recv failure": a reset over TLS (over plain HTTP the session says so itself).
+            case .unknown
+            where message.hasPrefix("transfer closed") || message.hasPrefix("Send failure")
+                || message.hasPrefix("Recv failure"),
                 .badServerResponse where message == "Empty reply from server":
                 code = .networkConnectionLost
             case .unknown where message == "Failed writing header":
                 code = .cannotParseResponse  // a header field Linux's URLSession cannot take in
             case .unknown where message.hasPrefix("SSL certificate problem"):
                 code = .serverCertificateUntrusted
-            case .unknown where message.hasPrefix("SSL") || message.contains("TLS"):
+            case .unknown where message.hasPrefix("SSL") || message.hasPrefix("OpenSSL") || message.contains("TLS"):
                 code = .secureConnectionFailed
             case .unknown where Self.malformedResponseMessages.contains { message.contains($0) },
                 .unsupportedURL where Self.malformedStatusLineMessages.contains(message):

@@ -45,6 +45,47 @@ struct TLSTests {
         try await expectRefused(by: WebServiceProxy(configuration: .ephemeral, baseURL: tlsURL), mode: "owned")
     }
 
+    /// The two kinds of proxy: on a session of the caller's, and with a session of its own.
+    static let proxyKinds = ["session", "owned"]
+
+    private static func makeProxy(_ kind: String, baseURL: URL) -> WebServiceProxy {
+        kind == "owned"
+            ? WebServiceProxy(configuration: .ephemeral, baseURL: baseURL)
+            : WebServiceProxy(session: Servers.session, baseURL: baseURL)
+    }
+
+    /// `baseURL` with `https` for its scheme, on the same port.
+    private static func https(_ baseURL: URL?) throws -> URL {
+        var components = try #require(baseURL.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false) })
+        components.scheme = "https"
+        return try #require(components.url)
+    }
+
+    /// A TLS client hello to a server that answers in plain HTTP (httpbin) fails the handshake:
+    /// libcurl says "wrong version number", which Linux's URLSession reports as `.unknown`.
+    @Test(arguments: proxyKinds)
+    func tlsToAPlainHTTPServerIsASecureConnectionFailure(kind: String) async throws {
+        let proxy = Self.makeProxy(kind, baseURL: try Self.https(Servers.httpbin))
+        let error = await #expect(throws: URLError.self) {
+            try await proxy.invoke(.get, path: "get")
+        }
+        #expect(error?.code == .secureConnectionFailed, "URLError \(error?.code.rawValue ?? 0)")
+    }
+
+    /// A connection reset during the handshake (the fault server's plain port resets a TLS
+    /// client) is a lost connection, as it is over plain HTTP: Linux's URLSession reports it as
+    /// `.unknown` ("Recv failure: Connection reset by peer") over TLS alone.
+    @Test(arguments: proxyKinds)
+    func aConnectionResetOverTLSIsALostConnection(kind: String) async throws {
+        let proxy = Self.makeProxy(kind, baseURL: try Self.https(FaultServer.url))
+        let error = await #expect(throws: URLError.self) {
+            try await proxy.invoke(.get, path: "ok")
+        }
+        #expect(error?.code == .networkConnectionLost, "URLError \(error?.code.rawValue ?? 0)")
+        let underlying = error?.userInfo[NSUnderlyingErrorKey] as? NSError
+        #expect(underlying?.code == URLError.unknown.rawValue)
+    }
+
     @Test func untrustedCertificateIsRefusedThroughCallback() async throws {
         let proxy = WebServiceProxy(session: Servers.session, baseURL: tlsURL)
         proxy.callbackQueue = CallbackQueues.make("tls.callback")
