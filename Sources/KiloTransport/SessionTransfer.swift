@@ -354,7 +354,9 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     /// On Linux the transfer is the task's delegate (see ``URLSessionTransport``), which takes
     /// challenges from the session's delegate, so it passes them on. Linux's URLSession would wait
     /// forever for credentials under default handling; declining ends the task with "cancelled",
-    /// which ``finish(body:response:error:attempt:)`` turns back into the response.
+    /// which ``finish(body:response:error:attempt:)`` turns back into the response. An answer of
+    /// your delegate's that Linux's URLSession cannot take safely is declined too (see
+    /// ``passesOn(_:_:)``).
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
@@ -370,10 +372,10 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
                 return
             }
             yours.urlSession(session, task: task, didReceive: challenge) { disposition, credential in
-                if disposition == .performDefaultHandling {
-                    Self.decline(completionHandler)
-                } else {
+                if Self.passesOn(disposition, credential) {
                     completionHandler(disposition, credential)
+                } else {
+                    Self.decline(completionHandler)
                 }
             }
         #else
@@ -490,6 +492,26 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
             guard let delegate = session.delegate as? any URLSessionTaskDelegate, !(delegate is SessionDelegate)
             else { return nil }
             return delegate
+        }
+
+        /// Whether to give your delegate's answer to a challenge to Linux's URLSession
+        /// (swift-corelibs-foundation 6.3.1) as it is; otherwise the challenge is declined.
+        ///
+        /// The session cannot take two answers: default handling, under which it waits forever
+        /// for a credential that no one supplies, and `.useCredential` without a credential, on
+        /// which it traps.
+        private static func passesOn(
+            _ disposition: URLSession.AuthChallengeDisposition,
+            _ credential: URLCredential?
+        ) -> Bool {
+            switch disposition {
+            case .performDefaultHandling:
+                return false
+            case .useCredential:
+                return credential != nil
+            default:
+                return true
+            }
         }
 
         /// Declines a challenge, off the calling thread: declining cancels the task, which waits for

@@ -38,8 +38,9 @@ import Foundation
 /// On Linux, a 401 or 407 response with a `WWW-Authenticate` challenge would never complete
 /// (swift-corelibs-foundation waits for credentials that no one supplies). Your session's
 /// delegate, if it has one, is asked first, as without Kilo; a challenge that no one answers
-/// with credentials (or that your delegate leaves to default handling) is declined, and the
-/// transport returns the response, with its status and headers but an empty body.
+/// with credentials (or that your delegate leaves to default handling, or answers with
+/// `.useCredential` and no credential, on which swift-corelibs-foundation traps) is declined, and
+/// the transport returns the response, with its status and headers but an empty body.
 ///
 /// On Linux, a request on your session (``init(session:)``) whose configuration has a URL cache,
 /// cancelled just after it starts, can crash the process inside swift-corelibs-foundation, which

@@ -70,6 +70,15 @@ struct URLSessionTransportSessionDelegateTests {
         #expect(outcome.challenges == 1)
     }
 
+    /// Linux's URLSession traps on `.useCredential` without a credential: the transport declines
+    /// the challenge instead, and returns the response.
+    @Test(.timeLimit(.minutes(1)))
+    func useCredentialWithoutACredentialReturnsTheResponse() async throws {
+        let outcome = try await send(as: ChallengeAnsweringDelegate.nilCredentialUser)
+        #expect(outcome.response.statusCode == 401)
+        #expect(outcome.challenges == 1)
+    }
+
     /// Your delegate still decides about redirects, as without Kilo, and is handed a request to
     /// another origin without the credentials meant for the first.
     @Test(.timeLimit(.minutes(1)))
@@ -93,11 +102,13 @@ struct URLSessionTransportSessionDelegateTests {
 }
 
 /// Answers a challenge by the prefix of the user name in the request's path: with that user's
-/// credentials, by declining, or by default handling; and counts the challenges per user.
+/// credentials, by declining, by default handling, or with `.useCredential` and no
+/// credential; and counts the challenges per user.
 private final class ChallengeAnsweringDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     static let credentialUser = "kilo-with-credentials"
     static let decliningUser = "kilo-declined"
     static let defaultUser = "kilo-default"
+    static let nilCredentialUser = "kilo-nil-credential"
 
     private let counts = Locked<[String: Int]>([:])
     /// The `Authorization` header of each redirected request the delegate was asked about, by
@@ -144,6 +155,8 @@ private final class ChallengeAnsweringDelegate: NSObject, URLSessionTaskDelegate
             completionHandler(.useCredential, URLCredential(user: user, password: password, persistence: .none))
         } else if user.hasPrefix(Self.defaultUser) {
             completionHandler(.performDefaultHandling, nil)
+        } else if user.hasPrefix(Self.nilCredentialUser) {
+            completionHandler(.useCredential, nil)
         } else {
             completionHandler(.cancelAuthenticationChallenge, nil)
         }
