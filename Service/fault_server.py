@@ -18,7 +18,9 @@ can check how many requests, retries included, reached the server.
     GET  /latin1-header                   200, {"ok": true}, with `X-Name: café` in ISO-8859-1 (one
                                           byte outside ASCII, which Linux's URLSession refuses)
     GET  /health                          200, text/plain "ok"
-    GET  /count?key=K                     200, {"key": K, "count": n}: requests counted under K so far
+    GET  /count?key=K                     200, {"key": K, "count": n, "authorized": a}: requests
+                                          counted under K so far, a of them with `Authorization`
+    *    /redirect-to?url=U                302 with `Location: U`
     *    /drop[?mark=M]                   status line and headers with Content-Length 1000, then 10
                                           bytes of body (or M, if given), then the connection is
                                           closed
@@ -103,21 +105,30 @@ TLS_HANDSHAKE = b"\x16\x03"  # the start of a TLS client hello
 CHUNK = 64 * 1024
 
 counts = {}
+authorized_counts = {}
 counts_lock = threading.Lock()
 
 
-def count_request(key):
-    """Counts one request under `key` and returns the new count; 0 when there is no key."""
+def count_request(key, headers):
+    """Counts one request under `key`, and, if it has an `Authorization` field, under the key's
+    authorized count too; returns the new count, 0 when there is no key."""
     if key is None:
         return 0
     with counts_lock:
         counts[key] = counts.get(key, 0) + 1
+        if "authorization" in headers:
+            authorized_counts[key] = authorized_counts.get(key, 0) + 1
         return counts[key]
 
 
 def current_count(key):
     with counts_lock:
         return counts.get(key, 0)
+
+
+def current_authorized_count(key):
+    with counts_lock:
+        return authorized_counts.get(key, 0)
 
 
 class Disconnected(Exception):
@@ -170,7 +181,7 @@ class FaultHandler(socketserver.BaseRequestHandler):
         early = urlsplit(target)
         if early.path == "/flaky-early":
             query = {name: values[-1] for name, values in parse_qs(early.query).items()}
-            self.early_count = count_request(query.get("key"))
+            self.early_count = count_request(query.get("key"), {})  # its headers are not parsed yet
             if self.early_count <= int(query.get("failures", "1")):
                 log("%s %s (key %s: %d): dropped before the body" % (method, target, query.get("key"), self.early_count))
                 if query.get("how") == "reset":
@@ -245,7 +256,7 @@ class FaultHandler(socketserver.BaseRequestHandler):
         if self.early_count is not None:
             n = self.early_count
         else:
-            n = 0 if path == "/count" else count_request(key)
+            n = 0 if path == "/count" else count_request(key, headers)
         log("%s %s (key %s: %d)" % (method, target, key, n))
         try:
             self.route(path, query, headers, body, key, n)
@@ -260,7 +271,10 @@ class FaultHandler(socketserver.BaseRequestHandler):
         elif path == "/health":
             self.respond(200, "OK", b"ok", "text/plain; charset=utf-8")
         elif path == "/count":
-            self.respond(200, "OK", {"key": key, "count": current_count(key)})
+            self.respond(200, "OK", {"key": key, "count": current_count(key),
+                                     "authorized": current_authorized_count(key)})
+        elif path == "/redirect-to":
+            self.respond(302, "Found", b"", "text/plain", [("Location", query.get("url", "/"))])
         elif path == "/drop":
             self.drop_mid_body(query.get("mark", '{"attempts').encode("utf-8"))
         elif path == "/reset":

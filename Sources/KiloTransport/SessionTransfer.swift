@@ -356,7 +356,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     /// forever for credentials under default handling; declining ends the task with "cancelled",
     /// which ``finish(body:response:error:attempt:)`` turns back into the response. An answer of
     /// your delegate's that Linux's URLSession cannot take safely is declined too (see
-    /// ``passesOn(_:_:)``).
+    /// ``passesOn(_:_:to:of:)``).
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
@@ -372,7 +372,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
                 return
             }
             yours.urlSession(session, task: task, didReceive: challenge) { disposition, credential in
-                if Self.passesOn(disposition, credential) {
+                if Self.passesOn(disposition, credential, to: challenge, of: task) {
                     completionHandler(disposition, credential)
                 } else {
                     Self.decline(completionHandler)
@@ -494,21 +494,30 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
             return delegate
         }
 
-        /// Whether to give your delegate's answer to a challenge to Linux's URLSession
+        /// Whether to give your delegate's answer to `challenge` to Linux's URLSession
         /// (swift-corelibs-foundation 6.3.1) as it is; otherwise the challenge is declined.
         ///
-        /// The session cannot take two answers: default handling, under which it waits forever
-        /// for a credential that no one supplies, and `.useCredential` without a credential, on
-        /// which it traps.
+        /// The session cannot take three answers: default handling, under which it waits forever
+        /// for a credential that no one supplies; `.useCredential` without a credential, on which
+        /// it traps; and a credential for a challenge from another origin (scheme, host and port)
+        /// than the one the task started at, after a redirect: the session sends the credential
+        /// with the task's original request, to the origin that redirected, not to the one that
+        /// asked for it (and that origin redirects again, until the task fails with
+        /// `URLError.httpTooManyRedirects`).
         private static func passesOn(
             _ disposition: URLSession.AuthChallengeDisposition,
-            _ credential: URLCredential?
+            _ credential: URLCredential?,
+            to challenge: URLAuthenticationChallenge,
+            of task: URLSessionTask
         ) -> Bool {
             switch disposition {
             case .performDefaultHandling:
                 return false
             case .useCredential:
-                return credential != nil
+                guard credential != nil, let challenged = challenge.failureResponse?.url,
+                    let original = task.originalRequest?.url
+                else { return false }
+                return URLRequest.isSameOrigin(challenged, original)
             default:
                 return true
             }

@@ -67,7 +67,8 @@ import Foundation
             return request
         }
 
-        private static func isSameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
+        /// Whether two URLs have the same origin: scheme, host and port.
+        static func isSameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
             lhs.scheme?.lowercased() == rhs.scheme?.lowercased() && lhs.host?.lowercased() == rhs.host?.lowercased()
                 && effectivePort(lhs) == effectivePort(rhs)
         }

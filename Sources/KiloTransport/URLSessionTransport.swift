@@ -40,7 +40,10 @@ import Foundation
 /// delegate, if it has one, is asked first, as without Kilo; a challenge that no one answers
 /// with credentials (or that your delegate leaves to default handling, or answers with
 /// `.useCredential` and no credential, on which swift-corelibs-foundation traps) is declined, and
-/// the transport returns the response, with its status and headers but an empty body.
+/// the transport returns the response, with its status and headers but an empty body. So is a
+/// challenge from another origin than the request's, after a redirect, whatever your delegate
+/// answers: swift-corelibs-foundation would send the credential to the origin the request
+/// started at.
 ///
 /// On Linux, a request on your session (``init(session:)``) whose configuration has a URL cache,
 /// cancelled just after it starts, can crash the process inside swift-corelibs-foundation, which

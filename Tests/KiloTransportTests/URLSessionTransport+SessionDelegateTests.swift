@@ -79,6 +79,39 @@ struct URLSessionTransportSessionDelegateTests {
         #expect(outcome.challenges == 1)
     }
 
+    /// After a redirect to another origin (httpbin on `localhost`, from the fault server on
+    /// 127.0.0.1), Linux's URLSession would send the credentials your delegate gives for that
+    /// origin's challenge with the first request, to the origin that redirected, and then again
+    /// and again: the transport declines the challenge, and returns its response.
+    @Test(.timeLimit(.minutes(1)))
+    func yourDelegatesCredentialsForAnotherOriginAreNotSentToTheFirst() async throws {
+        let faultURL = try #require(
+            ProcessInfo.processInfo.environment["KILO_FAULT_URL"].flatMap(URL.init(string:)),
+            "KILO_FAULT_URL is not set"
+        )
+        let user = "\(ChallengeAnsweringDelegate.credentialUser)-\(UUID().uuidString)"
+        let port = try #require(baseURL.port)
+        let target = "http://localhost:\(port)/basic-auth/\(user)/secret"
+        let key = "foreign-challenge-\(UUID().uuidString)"
+        let query = "url=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&key=\(key)"
+        let url = try #require(URL(string: "redirect-to?\(query)", relativeTo: faultURL)?.absoluteURL)
+        let transport = URLSessionTransport(session: Self.session)
+        let task = Task { try await transport.send(TransportRequest(method: .get, url: url, timeoutInterval: 5)) }
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(10))
+            task.cancel()
+        }
+        defer { watchdog.cancel() }
+        let response = try await task.value
+        #expect(response.statusCode == 401)
+        #expect(Self.delegate.challenges(for: user) == 1)
+        let countURL = try #require(URL(string: "count?key=\(key)", relativeTo: faultURL)?.absoluteURL)
+        let counted = try await transport.send(TransportRequest(method: .get, url: countURL))
+        let count = try JSONDecoder().decode(FaultCount.self, from: counted.body)
+        #expect(count.count == 1)
+        #expect(count.authorized == 0)
+    }
+
     /// Your delegate still decides about redirects, as without Kilo, and is handed a request to
     /// another origin without the credentials meant for the first.
     @Test(.timeLimit(.minutes(1)))
@@ -101,8 +134,15 @@ struct URLSessionTransportSessionDelegateTests {
     }
 }
 
-/// Answers a challenge by the prefix of the user name in the request's path: with that user's
-/// credentials, by declining, by default handling, or with `.useCredential` and no
+/// What the fault server's `/count` says: how many requests with a key reached it, and how many
+/// of them had an `Authorization` field.
+private struct FaultCount: Decodable {
+    var count: Int
+    var authorized: Int
+}
+
+/// Answers a challenge by the prefix of the user name in the challenged URL's path: with that
+/// user's credentials, by declining, by default handling, or with `.useCredential` and no
 /// credential; and counts the challenges per user.
 private final class ChallengeAnsweringDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     static let credentialUser = "kilo-with-credentials"
@@ -146,8 +186,8 @@ private final class ChallengeAnsweringDelegate: NSObject, URLSessionTaskDelegate
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        // The path is /basic-auth/{user}/{password}.
-        let components = task.originalRequest?.url?.pathComponents ?? []
+        // The path is /basic-auth/{user}/{password}, after any redirect.
+        let components = (challenge.failureResponse?.url ?? task.originalRequest?.url)?.pathComponents ?? []
         let user = components.dropLast().last ?? ""
         let password = components.last ?? ""
         counts.withLock { $0[user, default: 0] += 1 }
