@@ -35,7 +35,7 @@ import Foundation
 /// that keeps the method (a 307 or 308; a 301 or 302 of anything but a `POST`) is sent on a new
 /// task with the request's body, which swift-corelibs-foundation would leave out.
 ///
-/// On Linux, a 401 or 407 response with a `WWW-Authenticate` challenge would never complete
+/// On Linux, a 401 response with a `WWW-Authenticate` challenge would never complete
 /// (swift-corelibs-foundation waits for credentials that no one supplies). Your session's
 /// delegate, if it has one, is asked first, as without Kilo; a challenge that no one answers
 /// with credentials (or that your delegate leaves to default handling, or answers with
