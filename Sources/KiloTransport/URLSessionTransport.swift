@@ -158,8 +158,9 @@ public struct URLSessionTransport: CallbackTransport {
     /// - Returns: The response, whatever its status code.
     /// - Throws: ``RequestError`` for a request that cannot be sent (nothing is sent; see
     ///   ``TransportRequest/validate()``), `URLError(.fileDoesNotExist)` for a file body that is
-    ///   missing, a directory or unreadable (nothing is sent), the `URLError` the session
-    ///   reports, or the file system's error if the response body file cannot be written.
+    ///   missing, unreadable or not a regular file (a directory, a device, a pipe; nothing is
+    ///   sent), the `URLError` the session reports, or the file system's error if the response
+    ///   body file cannot be written.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try request.validate()
         try request.checkFileBody()
