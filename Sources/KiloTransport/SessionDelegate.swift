@@ -120,11 +120,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
     }
 
-    /// Follows a redirect; on Linux without the credentials meant for the origin it leaves (see
-    /// `URLRequest.droppingCredentials(redirectedFrom:)`) but with the session's cookies for the
-    /// new URL (see `URLRequest.settingCookies(of:)`), and with the body, on a new task, when
-    /// the redirect keeps the method (see ``SessionTransfer/follow(_:from:completionHandler:)``).
-    /// Answered at once: it is quick, and the session does not wait for it on its work queue.
+    /// Follows a redirect; on Linux as the task's transfer decides (see
+    /// ``SessionTransfer/urlSession(_:task:willPerformHTTPRedirection:newRequest:completionHandler:)``):
+    /// without the fields that must not follow it, with the session's cookies for the new URL,
+    /// and with the body, on a new task, when the redirect keeps the method. A task without a
+    /// transfer (one that a resend replaced) gets the same fields. Answered at once: it is quick,
+    /// and the session does not wait for it on its work queue.
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
@@ -133,13 +134,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         #if canImport(FoundationNetworking)
-            let request = request.droppingCredentials(redirectedFrom: response.url).droppingBodyFieldsWithoutABody()
-                .settingCookies(of: session)
             guard let transfer = transfer(for: task) else {
-                completionHandler(request)
+                completionHandler(request.strippedForRedirect(from: response.url).settingCookies(of: session))
                 return
             }
-            transfer.follow(request, from: task, completionHandler: completionHandler)
+            transfer.urlSession(
+                session,
+                task: task,
+                willPerformHTTPRedirection: response,
+                newRequest: request,
+                completionHandler: completionHandler
+            )
         #else
             completionHandler(request)
         #endif

@@ -383,8 +383,9 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         #endif
     }
 
-    /// Follows a redirect without the credentials meant for the origin it leaves (see
-    /// `URLRequest.droppingCredentials(redirectedFrom:)`), then asks your session's delegate, if it
+    /// Follows a redirect without the fields that must not follow it (the credentials meant for
+    /// the origin it leaves, a body's fields on a `GET`; see
+    /// `URLRequest.strippedForRedirect(from:)`), then asks your session's delegate, if it
     /// has one, as it would be asked without Kilo, and follows the request it decides on (see
     /// ``follow(_:from:completionHandler:)``), with the session's cookies for its URL (see
     /// `URLRequest.settingCookies(of:)`).
@@ -400,7 +401,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         #if canImport(FoundationNetworking)
-            let request = request.droppingCredentials(redirectedFrom: response.url).droppingBodyFieldsWithoutABody()
+            let request = request.strippedForRedirect(from: response.url)
             guard let yours = Self.callersDelegate(of: session) else {
                 follow(request.settingCookies(of: session), from: task, completionHandler: completionHandler)
                 return

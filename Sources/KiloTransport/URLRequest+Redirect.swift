@@ -7,6 +7,17 @@ import Foundation
         /// The header fields that carry credentials for the origin they were meant for.
         private static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
 
+        /// This request, which a redirect from `origin` leads to, without the fields that must not
+        /// follow it: the credentials meant for `origin`, when it goes to another origin (see
+        /// ``droppingCredentials(redirectedFrom:)``), and a body's fields, when it is a `GET` or
+        /// `HEAD` (see ``droppingBodyFieldsWithoutABody()``).
+        ///
+        /// - Parameter origin: The URL that answered with the redirect.
+        /// - Returns: The request to send, or to give your session's delegate.
+        func strippedForRedirect(from origin: URL?) -> URLRequest {
+            droppingCredentials(redirectedFrom: origin).droppingBodyFieldsWithoutABody()
+        }
+
         /// This request, which a redirect from `origin` leads to, without the credential header
         /// fields (`Authorization`, `Cookie`, `Proxy-Authorization`) it carried over, when it goes to
         /// another origin (scheme, host and port).
@@ -18,7 +29,7 @@ import Foundation
         ///
         /// - Parameter origin: The URL that answered with the redirect.
         /// - Returns: The request to send.
-        func droppingCredentials(redirectedFrom origin: URL?) -> URLRequest {
+        private func droppingCredentials(redirectedFrom origin: URL?) -> URLRequest {
             guard let origin, let url, !Self.isSameOrigin(origin, url) else { return self }
             var request = self
             for name in Self.credentialHeaders {
@@ -34,7 +45,7 @@ import Foundation
         /// the body's `Content-Type` on. `AsyncHTTPClientTransport` drops both fields.
         ///
         /// - Returns: The request to send.
-        func droppingBodyFieldsWithoutABody() -> URLRequest {
+        private func droppingBodyFieldsWithoutABody() -> URLRequest {
             guard httpMethod == "GET" || httpMethod == "HEAD" else { return self }
             var request = self
             request.setValue(nil, forHTTPHeaderField: "Content-Type")
