@@ -3,9 +3,12 @@ import Foundation
 /// How much of a request has been sent and how much of its response received.
 ///
 /// Kilo reports progress to a ``Handler`` as bytes move, in both directions; the counts never
-/// go down, and the last report of a request that succeeds has every expected byte.
+/// go down, except that they start over, once, when a ``RetryingTransport`` or an
+/// ``InterceptingTransport`` sends the request again. The last report of a request that
+/// succeeds has every expected byte of its last attempt.
 ///
 /// ```swift
+/// proxy.encoding = .multipartFormData   // a file argument needs it
 /// try await proxy.invoke(.post, path: "videos", arguments: ["video": videoURL]) { progress in
 ///     print(progress.fractionSent ?? 0)
 /// }
