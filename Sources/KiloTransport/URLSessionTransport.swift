@@ -35,8 +35,9 @@ import Foundation
 /// that keeps the method (a 307 or 308; a 301 or 302 of anything but a `POST`) is sent on a new
 /// task with the request's body, which swift-corelibs-foundation would leave out.
 ///
-/// On Linux, a 401 response with a `WWW-Authenticate` challenge would never complete
-/// (swift-corelibs-foundation waits for credentials that no one supplies). Your session's
+/// On Linux, a 401 response with a `Basic` challenge that names a realm would never complete
+/// (swift-corelibs-foundation waits for credentials that no one supplies); a 401 with another
+/// challenge, such as `Bearer`, is returned with its body, as any other response. Your session's
 /// delegate, if it has one, is asked first, as without Kilo; a challenge that no one answers
 /// with credentials (or that your delegate leaves to default handling, or answers with
 /// `.useCredential` and no credential, on which swift-corelibs-foundation traps) is declined, and
