@@ -18,7 +18,8 @@ extension FlatArgument {
     /// a list keeps its elements' order. Undefined values are skipped; dates become epoch
     /// milliseconds.
     ///
-    /// - Throws: ``ArgumentEncodingError`` for an empty key or a non-finite number.
+    /// - Throws: ``ArgumentEncodingError`` for an empty key, a non-finite number or a date too
+    ///   far from 1970 to send as milliseconds.
     static func flatten(_ arguments: [String: Argument]) throws -> [FlatArgument] {
         var pairs: [FlatArgument] = []
         pairs.reserveCapacity(arguments.count)

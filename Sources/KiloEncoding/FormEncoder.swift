@@ -22,7 +22,8 @@ public struct FormEncoder: Sendable {
     ///
     /// - Parameter arguments: The arguments to encode.
     /// - Returns: The body bytes.
-    /// - Throws: ``ArgumentEncodingError`` for an empty key, a non-finite number or a file.
+    /// - Throws: ``ArgumentEncodingError`` for an empty key, a non-finite number, a date too far
+    ///   from 1970 to send as milliseconds, or a file.
     public func encode(_ arguments: [String: Argument]) throws -> Data {
         Data(try PercentEncoding.encode(FlatArgument.flatten(arguments)))
     }

@@ -51,9 +51,10 @@ public struct MultipartEncoder: Sendable {
     ///
     /// - Parameter arguments: The arguments to encode; ``Argument/file(_:)`` values are read now.
     /// - Returns: The body bytes.
-    /// - Throws: ``ArgumentEncodingError`` for an empty key, a non-finite number, a line break in
-    ///   a name or file name, or a file that cannot be read or is not a regular file (a
-    ///   directory, a device such as `/dev/zero`, a named pipe).
+    /// - Throws: ``ArgumentEncodingError`` for an empty key, a non-finite number, a date too far
+    ///   from 1970 to send as milliseconds, a line break in a name or file name, or a file that
+    ///   cannot be read or is not a regular file (a directory, a device such as `/dev/zero`, a
+    ///   named pipe).
     public func encode(_ arguments: [String: Argument]) throws -> Data {
         var body = Data()
         try write(arguments) { chunk in

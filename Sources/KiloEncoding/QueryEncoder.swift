@@ -16,7 +16,8 @@ public struct QueryEncoder: Sendable {
     ///
     /// - Parameter arguments: The arguments to encode.
     /// - Returns: The query string; empty when there is nothing to send.
-    /// - Throws: ``ArgumentEncodingError`` for an empty key, a non-finite number or a file.
+    /// - Throws: ``ArgumentEncodingError`` for an empty key, a non-finite number, a date too far
+    ///   from 1970 to send as milliseconds, or a file.
     public func encode(_ arguments: [String: Argument]) throws -> String {
         String(decoding: try PercentEncoding.encode(FlatArgument.flatten(arguments)), as: UTF8.self)
     }
