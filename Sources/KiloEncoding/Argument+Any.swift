@@ -18,7 +18,7 @@ extension Argument {
     /// - `Date`: ``date(_:)``.
     /// - A file `URL`: ``file(_:)``; any other `URL`: its absolute string.
     /// - An array: ``list(_:)`` of its converted elements.
-    /// - `nil` and `NSNull`: ``undefined``.
+    /// - An optional or `AnyHashable`: the value it holds; `nil` and `NSNull`: ``undefined``.
     ///
     /// - Parameters:
     ///   - value: The value to convert.
@@ -28,12 +28,14 @@ extension Argument {
     public init(_ value: Any, forKey key: String) throws {
         if let common = Argument.commonValue(value) {
             self = common
+        } else if let wrapper = value as? any ArgumentWrapper {
+            // Unwrapped first: a cast from an optional to `Bool` would read a Foundation number
+            // inside it, `1` say, as `true`.
+            self = try wrapper.wrappedArgumentValue.map { try Argument($0, forKey: key) } ?? .undefined
         } else if let converted = Argument.scalar(value) {
             self = converted
         } else if let array = value as? [Any] {
             self = .list(try array.map { try Argument($0, forKey: key) })
-        } else if Argument.isNil(value) {
-            self = .undefined
         } else if let convertible = value as? any LosslessStringConvertible {
             self = .string(convertible.description)
         } else {
@@ -132,13 +134,19 @@ extension Argument {
     private static func shortestNumber(_ value: some BinaryFloatingPoint) -> Argument {
         .number(Double("\(value)") ?? Double(value))
     }
+}
 
-    /// Whether `value` is `nil`, however many optionals wrap it (a lookup in a `[String: T?]`
-    /// gives a `T??`).
-    private static func isNil(_ value: Any) -> Bool {
-        let mirror = Mirror(reflecting: value)
-        guard mirror.displayStyle == .optional else { return false }
-        guard let wrapped = mirror.children.first else { return true }
-        return isNil(wrapped.value)
-    }
+/// A value that holds the one an argument is made of: an optional (a lookup in a `[String: T?]`
+/// gives a `T??`) or an `AnyHashable`.
+private protocol ArgumentWrapper {
+    /// The value held; `nil` for an optional's `nil`.
+    var wrappedArgumentValue: Any? { get }
+}
+
+extension Optional: ArgumentWrapper {
+    fileprivate var wrappedArgumentValue: Any? { map { $0 } }
+}
+
+extension AnyHashable: ArgumentWrapper {
+    fileprivate var wrappedArgumentValue: Any? { base }
 }

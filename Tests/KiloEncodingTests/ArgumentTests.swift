@@ -210,6 +210,22 @@ import Testing
         #expect(try Argument(optionals as Any, forKey: "k") == .list([.string("a"), .undefined]))
     }
 
+    /// A Foundation number in an optional (`json["count"] as? NSNumber`, a `[String: NSNumber?]`
+    /// lookup) or in an `AnyHashable` keeps its kind, as one on its own does: a cast to `Bool`
+    /// would read `1` as `true`.
+    @Test func foundationNumberInsideAWrapperKeepsItsKind() throws {
+        let one: NSNumber? = NSNumber(value: 1)
+        #expect(try Argument(one as Any, forKey: "k") == .integer(1))
+        let nestedZero: NSNumber?? = .some(NSNumber(value: 0))
+        #expect(try Argument(nestedZero as Any, forKey: "k") == .integer(0))
+        let largest: NSNumber? = NSNumber(value: UInt64.max)
+        #expect(try Argument(largest as Any, forKey: "k") == .string("18446744073709551615"))
+        let list: [NSNumber?] = [NSNumber(value: 1), NSNumber(value: true), nil]
+        #expect(try Argument(list as Any, forKey: "k") == .list([.integer(1), .boolean(true), .undefined]))
+        #expect(try Argument(AnyHashable(NSNumber(value: 1)), forKey: "k") == .integer(1))
+        #expect(try Argument(AnyHashable(Int8(1)), forKey: "k") == .integer(1))
+    }
+
     @Test func dictionaryValueIsUnsupported() throws {
         let error = #expect(throws: ArgumentEncodingError.self) {
             try Argument(["a": 1] as Any, forKey: "filter")

@@ -90,6 +90,17 @@ struct SampleServiceTests {
             ])
     }
 
+    /// A Foundation number inside an optional, as `json["count"] as? NSNumber` gives it, arrives
+    /// as its digits, not as `true` or `false`.
+    @Test func optionalFoundationNumbersArriveAsTheirDigits() async throws {
+        let one: NSNumber? = NSNumber(value: 1)
+        let zero: NSNumber? = NSNumber(value: 0)
+        let largest: NSNumber? = NSNumber(value: UInt64.max)
+        let arguments: [String: Any] = ["one": one as Any, "zero": zero as Any, "largest": largest as Any]
+        let echo: QueryEcho = try await proxy.invoke(.get, path: "echo/query", arguments: arguments)
+        #expect(echo.args == ["one": ["1"], "zero": ["0"], "largest": ["18446744073709551615"]])
+    }
+
     @Test func argumentsJoinQueryAlreadyInPath() async throws {
         let echo: QueryEcho = try await proxy.invoke(
             .get, path: "echo/query?fixed=a%20b#fragment", arguments: ["x": "1 2"])
