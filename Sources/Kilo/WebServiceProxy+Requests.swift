@@ -87,11 +87,13 @@ extension WebServiceProxy {
         guard !arguments.isEmpty else { return url }
         let query = try QueryEncoder().encode(arguments)
         guard !query.isEmpty else { return url }
-        let separator = url.query == nil ? "?" : "&"
         var string = url.absoluteString
         if let fragmentStart = string.firstIndex(of: "#") {
             string = String(string[..<fragmentStart])
         }
+        // After a query that is empty (`items?`) or ends with `&`, no separator: another would
+        // send an empty pair.
+        let separator = url.query == nil ? "?" : string.hasSuffix("?") || string.hasSuffix("&") ? "" : "&"
         guard let result = URL(string: string + separator + query) else {
             throw RequestError.invalidPath(path)
         }

@@ -109,6 +109,13 @@ struct SampleServiceTests {
         #expect(absolute.args == ["a": ["1"]])
     }
 
+    /// A path whose query is empty or ends with `&` gets the arguments without an empty pair.
+    @Test(arguments: [("echo/query?", "x=1"), ("echo/query?a=b&", "a=b&x=1"), ("echo/query?a=b", "a=b&x=1")])
+    func argumentsJoinQueryWithoutAnEmptyPair(path: String, raw: String) async throws {
+        let echo: QueryEcho = try await proxy.invoke(.get, path: path, arguments: ["x": 1])
+        #expect(echo.raw == raw)
+    }
+
     @Test func postArgumentsStayOutOfQuery() async throws {
         let echo: MethodEcho = try await proxy.invoke(.post, path: "echo/method", arguments: ["id": 5])
         #expect(echo.method == "POST")
