@@ -155,13 +155,18 @@ public final class WebServiceProxy: Sendable {
     /// (`httpAdditionalHeaders`). The methods that decode JSON add `Accept: application/json`
     /// when neither these fields nor the session's configuration have an `Accept`.
     ///
+    /// Names are matched without regard to case, as HTTP matches them: setting a field under
+    /// another spelling replaces it (`proxy.headers["Authorization"] = token` after
+    /// `proxy.headers["authorization"] = old` leaves only the new token). Removing a field with
+    /// `nil` takes the spelling the dictionary holds.
+    ///
     /// Reading the dictionary, and setting a whole one, are each atomic. Changing one field
     /// (`proxy.headers["X-Token"] = token`) is not: it reads the dictionary, then sets a changed
     /// copy, so two such changes made at once, from different threads or tasks, can lose one of
     /// them. Make them from one thread or task at a time.
     public var headers: [String: String] {
         get { settings.withLock { $0.headers } }
-        set { settings.withLock { $0.headers = newValue } }
+        set { settings.withLock { $0.headers = Self.withoutCaseVariants(newValue, previous: $0.headers) } }
     }
 
     /// The queue that result handlers run on. The default is the main queue.
@@ -202,6 +207,31 @@ public final class WebServiceProxy: Sendable {
         default:
             false
         }
+    }
+
+    /// `headers` with one field for each name in any case: of names that differ only in case,
+    /// the one that `previous` did not hold with the same value, which the caller has just set;
+    /// failing that (a whole new dictionary), the one whose name sorts last, whose value
+    /// ``HTTPHeaders`` would keep.
+    private static func withoutCaseVariants(
+        _ headers: [String: String],
+        previous: [String: String]
+    ) -> [String: String] {
+        // ASCII letters only, as ``HTTPHeaders`` compares names: a name with other letters is
+        // not an HTTP token, and must reach the request's validation to be reported.
+        let spellings = Dictionary(grouping: headers.keys) { name in
+            String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        }
+        guard spellings.count < headers.count else { return headers }
+        var result = headers
+        for names in spellings.values where names.count > 1 {
+            let changed = names.filter { previous[$0] != headers[$0] }
+            guard let kept = changed.count == 1 ? changed.first : names.max() else { continue }
+            for name in names where name != kept {
+                result[name] = nil
+            }
+        }
+        return result
     }
 
     var currentSettings: Settings {

@@ -456,6 +456,20 @@ struct SampleServiceTests {
         #expect(headers["accept"] == "application/json")
     }
 
+    /// A field set again under another spelling, as a token refresh may write it, replaces the
+    /// first: the server gets the new value, and the dictionary holds one field.
+    @Test func headerSetUnderAnotherSpellingReplacesTheFirst() async throws {
+        proxy.headers["authorization"] = "Bearer old"
+        proxy.headers["Authorization"] = "Bearer new"
+        let headers: [String: String] = try await proxy.invoke(.get, path: "echo/headers")
+        #expect(headers["authorization"] == "Bearer new")
+        #expect(proxy.headers == ["Authorization": "Bearer new"])
+        proxy.headers["X-API-KEY"] = "first"
+        proxy.headers["x-api-key"] = "second"
+        let again: [String: String] = try await proxy.invoke(.get, path: "echo/headers")
+        #expect(again["x-api-key"] == "second")
+    }
+
     @Test func headersPropertyArrivesThroughCallback() async throws {
         proxy.headers = ["X-Kilo-Token": "s3cr3t"]
         proxy.callbackQueue = CallbackQueues.make("sample.headers")
