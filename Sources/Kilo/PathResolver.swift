@@ -34,7 +34,7 @@ struct PathResolver: Sendable {
             // A base whose path has `.` or `..` segments resolves differently: check, once.
             URL(string: "x", relativeTo: baseURL)?.absoluteURL.absoluteString == absolute.absoluteString + "x"
         {
-            prefix = absolute.absoluteString
+            prefix = Self.withLowercaseScheme(absolute).absoluteString
         } else {
             prefix = nil
         }
@@ -65,7 +65,19 @@ struct PathResolver: Sendable {
         else {
             throw RequestError.invalidPath(path)
         }
-        return url
+        return Self.withLowercaseScheme(url)
+    }
+
+    /// `url` with its scheme in lowercase. A scheme is matched without regard to case, but
+    /// Linux's URLSession fails `HTTP://` with `URLError.unsupportedURL`.
+    private static func withLowercaseScheme(_ url: URL) -> URL {
+        guard let scheme = url.scheme, scheme != scheme.lowercased(),
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        else {
+            return url
+        }
+        components.scheme = scheme.lowercased()
+        return components.url ?? url
     }
 
     /// Whether appending `path` to a base URL ending with `/` resolves it: not empty; no scheme,

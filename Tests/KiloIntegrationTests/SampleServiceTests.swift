@@ -116,6 +116,21 @@ struct SampleServiceTests {
         #expect(echo.raw == raw)
     }
 
+    /// A scheme is matched without regard to case (RFC 3986): a base URL or an absolute path
+    /// spelled `HTTP://` reaches the server, where Linux's URLSession refuses it as unsupported.
+    @Test func schemeInCapitalsReachesTheServer() async throws {
+        let sample = try #require(Servers.sample)
+        let capitals = try #require(URL(string: "HTTP" + sample.absoluteString.dropFirst("http".count)))
+        let proxy = Servers.makeProxy(baseURL: capitals)
+        let plain: QueryEcho = try await proxy.invoke(.get, path: "echo/query", arguments: ["a": 1])
+        #expect(plain.args == ["a": ["1"]])
+        let rooted: MethodEcho = try await proxy.invoke(.get, path: "/echo/method", arguments: ["b": 2])
+        #expect(rooted.args == ["b": ["2"]])
+        let absolute: QueryEcho = try await self.proxy.invoke(
+            .get, path: capitals.absoluteString + "echo/query", arguments: ["c": 3])
+        #expect(absolute.args == ["c": ["3"]])
+    }
+
     @Test func postArgumentsStayOutOfQuery() async throws {
         let echo: MethodEcho = try await proxy.invoke(.post, path: "echo/method", arguments: ["id": 5])
         #expect(echo.method == "POST")
