@@ -31,12 +31,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// session already delivers them on a queue of their own.
     private let events: DispatchQueue?
 
+    /// The cookie storage whose cookies go on a redirect of a task without a transfer, or `nil`
+    /// when the session's configuration sets none.
+    private let cookieStorage: HTTPCookieStorage?
+
     /// Creates a delegate.
     ///
-    /// - Parameter movesEventsOffSessionQueue: Whether the session delivers its events on its
-    ///   own work queue, which events must leave before they do any real work.
-    init(movesEventsOffSessionQueue: Bool) {
+    /// - Parameters:
+    ///   - movesEventsOffSessionQueue: Whether the session delivers its events on its own work
+    ///     queue, which events must leave before they do any real work.
+    ///   - cookieStorage: The cookie storage whose cookies the transport sets on requests itself,
+    ///     if any.
+    init(movesEventsOffSessionQueue: Bool, cookieStorage: HTTPCookieStorage? = nil) {
         events = movesEventsOffSessionQueue ? DispatchQueue(label: "org.kilo.session-events") : nil
+        self.cookieStorage = cookieStorage
     }
 
     /// Runs `work` where events may take their time: at once if the session's delegate queue is
@@ -135,7 +143,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     ) {
         #if canImport(FoundationNetworking)
             guard let transfer = transfer(for: task) else {
-                completionHandler(request.strippedForRedirect(from: response.url).settingCookies(of: session))
+                let request = request.strippedForRedirect(from: response.url)
+                completionHandler(cookieStorage.map { request.settingCookies(from: $0, keeping: nil) } ?? request)
                 return
             }
             transfer.urlSession(

@@ -11,9 +11,9 @@ import Foundation
 /// session's delegate queue reports the rest.
 ///
 /// `@unchecked Sendable`: every mutable property is private and only read and written under
-/// `lock`, except `completion`, `onFinish` and `resender`, which ``prepare(completion:resender:)``
-/// and ``whenFinished(_:)`` set before the task starts (`completion` and `resender` are then
-/// only used under `lock`).
+/// `lock`, except `completion`, `onFinish`, `resender` and `cookieStorage`, which
+/// ``prepare(completion:resender:)`` and ``whenFinished(_:)`` set before the task starts
+/// (`completion` and `resender` are then only used under `lock`, and `cookieStorage` only read).
 final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     let request: TransportRequest
     /// Receives the outcome; replaced by one that ignores it once it has, to let go of the
@@ -27,6 +27,11 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     /// Dropped when the transfer finishes. (Kept as values, not as a closure over them: a
     /// closure would cost every request an allocation for a resend that few ever need.)
     private var resender: (transport: URLSessionTransport, request: URLRequest)?
+    #if canImport(FoundationNetworking)
+        /// The cookie storage whose cookies go on a redirected request, or `nil` when the
+        /// session's configuration sets none; see ``URLSessionTransport``'s `cookieStorage`.
+        private var cookieStorage: HTTPCookieStorage?
+    #endif
 
     /// How many times one call may send its request again after its connection was lost before
     /// any response (libcurl itself tries 5 times).
@@ -76,6 +81,9 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     ) {
         self.completion = completion
         self.resender = resender
+        #if canImport(FoundationNetworking)
+            self.cookieStorage = resender.transport.cookieStorage
+        #endif
     }
 
     /// Sets work to run once when the transfer finishes, however it finishes; call it before
@@ -388,7 +396,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     /// `URLRequest.strippedForRedirect(from:)`), then asks your session's delegate, if it
     /// has one, as it would be asked without Kilo, and follows the request it decides on (see
     /// ``follow(_:from:completionHandler:)``), with the session's cookies for its URL (see
-    /// `URLRequest.settingCookies(of:)`).
+    /// `settingCookies(on:)`).
     ///
     /// On Linux the transfer is the task's delegate (see ``URLSessionTransport``), so the session
     /// asks it, on the session's delegate queue; a delegate of your own then sees the request
@@ -403,7 +411,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         #if canImport(FoundationNetworking)
             let request = request.strippedForRedirect(from: response.url)
             guard let yours = Self.callersDelegate(of: session) else {
-                follow(request.settingCookies(of: session), from: task, completionHandler: completionHandler)
+                follow(settingCookies(on: request), from: task, completionHandler: completionHandler)
                 return
             }
             yours.urlSession(
@@ -412,7 +420,11 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
                 willPerformHTTPRedirection: response,
                 newRequest: request
             ) { decided in
-                self.follow(decided?.settingCookies(of: session), from: task, completionHandler: completionHandler)
+                // A `Cookie` that your delegate set on the request counts as the caller's own.
+                let cookie = decided?.value(forHTTPHeaderField: "Cookie")
+                let yourCookie = cookie != request.value(forHTTPHeaderField: "Cookie") ? cookie : nil
+                let redirected = decided.map { self.settingCookies(on: $0, keeping: yourCookie) }
+                self.follow(redirected, from: task, completionHandler: completionHandler)
             }
         #else
             completionHandler(request)
@@ -420,6 +432,20 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     }
 
     #if canImport(FoundationNetworking)
+        /// `redirected` with the `Cookie` field that the session's cookie storage gives its URL
+        /// (see `URLRequest.settingCookies(from:keeping:)`), or as it is when the session's
+        /// configuration sets no cookies.
+        ///
+        /// - Parameters:
+        ///   - redirected: The request a redirect leads to.
+        ///   - yourCookie: A `Cookie` field that your session's delegate set on it, kept as the
+        ///     caller's own; `nil` for the one the caller gave the request, if any.
+        /// - Returns: The request to follow.
+        private func settingCookies(on redirected: URLRequest, keeping yourCookie: String? = nil) -> URLRequest {
+            guard let cookieStorage else { return redirected }
+            return redirected.settingCookies(from: cookieStorage, keeping: yourCookie ?? request.headers["Cookie"])
+        }
+
         /// Follows a redirect to `redirected`, or, for `nil`, ends at the redirect's response.
         ///
         /// Linux's URLSession (swift-corelibs-foundation 6.3.1) follows a redirect that keeps the

@@ -53,31 +53,6 @@ import Foundation
             return request
         }
 
-        /// This request, which a redirect leads to, with the `Cookie` field that `session`'s cookie
-        /// storage gives its URL, as Linux's URLSession sets it when it follows a redirect itself.
-        ///
-        /// Linux's URLSession (swift-corelibs-foundation 6.3.1) sets a request's cookies when the
-        /// task is made, and again on each redirect it follows on its own; on a redirect that a
-        /// delegate decides about, and every task of ``URLSessionTransport`` has one, it sends the
-        /// request the delegate returns as it is. A cookie that the redirect's own response set (a
-        /// sign-in that redirects to the signed-in page) would then be missing from the next
-        /// request. As the session would, this replaces any `Cookie` field when the storage has
-        /// cookies for the URL, and does nothing when the configuration's `httpShouldSetCookies`
-        /// is off or it has no cookie storage.
-        ///
-        /// - Parameter session: The session that follows the redirect.
-        /// - Returns: The request to send.
-        func settingCookies(of session: URLSession) -> URLRequest {
-            let configuration = session.configuration
-            guard configuration.httpShouldSetCookies, let storage = configuration.httpCookieStorage, let url,
-                let cookies = storage.cookies(for: url),
-                let value = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"], !value.isEmpty
-            else { return self }
-            var request = self
-            request.setValue(value, forHTTPHeaderField: "Cookie")
-            return request
-        }
-
         /// Whether two URLs have the same origin: scheme, host and port.
         static func isSameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
             lhs.scheme?.lowercased() == rhs.scheme?.lowercased() && lhs.host?.lowercased() == rhs.host?.lowercased()

@@ -33,7 +33,12 @@ import Foundation
 /// would otherwise send to whatever host the `Location` names; your session's delegate, if it
 /// has one, still decides about each redirect, and sees the request without them. A redirect
 /// that keeps the method (a 307 or 308; a 301 or 302 of anything but a `POST`) is sent on a new
-/// task with the request's body, which swift-corelibs-foundation would leave out.
+/// task with the request's body, which swift-corelibs-foundation would leave out. The request a
+/// redirect leads to gets the `Cookie` field of the session's cookie storage for its URL, chosen
+/// as RFC 6265 says (path, `Secure`, expiry), as every request on a session the transport owns
+/// does (see ``init(configuration:)``); on your session, the first request of each task (a
+/// redirect that keeps the body goes on a new task) gets the cookies swift-corelibs-foundation
+/// chooses, by host alone.
 ///
 /// On Linux, a 401 response with a `Basic` challenge that names a realm would never complete
 /// (swift-corelibs-foundation waits for credentials that no one supplies); a 401 with another
@@ -72,6 +77,12 @@ public struct URLSessionTransport: CallbackTransport {
     /// Whether the session's configuration sends an `Accept` field of its own
     /// (`httpAdditionalHeaders`), which a request's own `Accept` would replace.
     package let configurationSendsAccept: Bool
+    #if canImport(FoundationNetworking)
+        /// The cookie storage whose cookies the transport sets on requests itself (see
+        /// `URLRequest.settingCookies(from:keeping:)`): the configuration's, unless its
+        /// `httpShouldSetCookies` is off; on a session of your own, only on redirects.
+        let cookieStorage: HTTPCookieStorage?
+    #endif
 
     /// Creates a transport that sends requests with your session, as it is.
     ///
@@ -93,7 +104,11 @@ public struct URLSessionTransport: CallbackTransport {
         self.owner = nil
         self.completionMayTakeTime = session !== URLSession.shared && !Self.deliversOnMainThread(session)
         self.requestTimeout = Self.requestTimeout(for: session)
-        self.configurationSendsAccept = Self.sendsAccept(session.configuration)
+        let configuration = session.configuration
+        self.configurationSendsAccept = Self.sendsAccept(configuration)
+        #if canImport(FoundationNetworking)
+            self.cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
+        #endif
     }
 
     /// Creates a transport with a session of its own, which reports progress as bytes move.
@@ -116,6 +131,15 @@ public struct URLSessionTransport: CallbackTransport {
     /// swift-corelibs-foundation looks a cached response up on a background queue after a task
     /// is resumed, and a task cancelled before the answer came could crash the process.
     ///
+    /// On Linux, when the configuration sets cookies (`httpShouldSetCookies`, with a cookie
+    /// storage), the transport sets each request's `Cookie` field itself, choosing the stored
+    /// cookies as RFC 6265 says: for the request's host or domain and path, `Secure` ones only
+    /// over `https`, and none that have expired. swift-corelibs-foundation chooses them by host
+    /// alone (a `Secure` cookie went over plain `http`, a cookie for `/admin` to `/public`) and
+    /// never applies `Max-Age`. So the session's copy of the configuration has
+    /// `httpShouldSetCookies` off; it keeps the storage, and the session stores the cookies that
+    /// responses set as before.
+    ///
     /// - Parameter configuration: The session's configuration, such as `.default` or `.ephemeral`.
     public init(configuration: URLSessionConfiguration) {
         let owner = SessionOwner(configuration: configuration)
@@ -124,6 +148,9 @@ public struct URLSessionTransport: CallbackTransport {
         self.completionMayTakeTime = false  // on Linux, completions run on the session's work queue
         self.requestTimeout = nil  // the session's configuration has one it can count
         self.configurationSendsAccept = Self.sendsAccept(configuration)
+        #if canImport(FoundationNetworking)
+            self.cookieStorage = owner.cookieStorage
+        #endif
     }
 
     /// Whether `configuration`'s `httpAdditionalHeaders` has an `Accept` field, in any case.
@@ -229,10 +256,18 @@ public struct URLSessionTransport: CallbackTransport {
         return makeTask(urlRequest, for: transfer)
     }
 
-    /// Makes a task for `transfer`, on the owned session if there is one.
+    /// Makes a task for `transfer`, on the owned session if there is one, where it sets the
+    /// request's cookies itself, as the session would (see ``init(configuration:)``).
     private func makeTask(_ urlRequest: URLRequest, for transfer: SessionTransfer) -> URLSessionTask {
-        owner.map { makeTask(urlRequest, for: transfer, delegatedTo: $0.delegate) }
-            ?? makeTaskWithCompletionHandler(urlRequest, for: transfer)
+        guard let owner else { return makeTaskWithCompletionHandler(urlRequest, for: transfer) }
+        #if canImport(FoundationNetworking)
+            if let cookieStorage {
+                let callersCookie = transfer.request.headers["Cookie"]
+                let urlRequest = urlRequest.settingCookies(from: cookieStorage, keeping: callersCookie)
+                return makeTask(urlRequest, for: transfer, delegatedTo: owner.delegate)
+            }
+        #endif
+        return makeTask(urlRequest, for: transfer, delegatedTo: owner.delegate)
     }
 
     /// Makes a task on the owned session.
@@ -374,14 +409,22 @@ public struct URLSessionTransport: CallbackTransport {
 private final class SessionOwner: Sendable {
     let session: URLSession
     let delegate: SessionDelegate
+    #if canImport(FoundationNetworking)
+        /// The cookie storage whose cookies the transport sets on requests in the session's
+        /// place, or `nil` when the configuration sets none (see ``settingCookiesItself(_:)``).
+        let cookieStorage: HTTPCookieStorage?
+    #endif
 
     init(configuration: URLSessionConfiguration) {
         #if canImport(FoundationNetworking)
+            cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
             // Completions reach the waiting caller straight from the session's work queue,
             // without waking a delegate-queue thread first; see ImmediateOperationQueue.
-            delegate = SessionDelegate(movesEventsOffSessionQueue: true)
+            delegate = SessionDelegate(movesEventsOffSessionQueue: true, cookieStorage: cookieStorage)
             let delegateQueue: OperationQueue? = ImmediateOperationQueue()
-            let configuration = Self.countingTheRequestTimeout(Self.lookingUpCachedResponsesAtOnce(configuration))
+            let configuration = Self.settingCookiesItself(
+                Self.countingTheRequestTimeout(Self.lookingUpCachedResponsesAtOnce(configuration))
+            )
         #else
             delegate = SessionDelegate(movesEventsOffSessionQueue: false)
             let delegateQueue: OperationQueue? = nil
@@ -418,6 +461,21 @@ private final class SessionOwner: Sendable {
                 return configuration
             }
             copy.timeoutIntervalForRequest = countable
+            return copy
+        }
+
+        /// `configuration`, or a copy of it whose `httpShouldSetCookies` is off when it is on and
+        /// there is a cookie storage: the transport sets each request's cookies itself, chosen as
+        /// RFC 6265 says (see `URLRequest.settingCookies(from:keeping:)`), since Linux's
+        /// URLSession chooses them by host alone. The copy keeps the storage, so the session still
+        /// stores the cookies that responses set, redirects' included, as it did.
+        private static func settingCookiesItself(
+            _ configuration: URLSessionConfiguration
+        ) -> URLSessionConfiguration {
+            guard configuration.httpShouldSetCookies, configuration.httpCookieStorage != nil,
+                let copy = configuration.copy() as? URLSessionConfiguration
+            else { return configuration }
+            copy.httpShouldSetCookies = false
             return copy
         }
     #endif

@@ -1,0 +1,46 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+
+    extension URLRequest {
+        /// This request with the `Cookie` field that `storage`'s cookies give its URL now, chosen
+        /// as RFC 6265 §5.4 says (see `HTTPCookie.cookies(_:sentTo:at:)`), in place of the
+        /// session's own choice; for each task on a session that ``URLSessionTransport`` owns, and
+        /// for a request that a redirect leads to.
+        ///
+        /// Linux's URLSession (swift-corelibs-foundation 6.3.1) chooses a request's cookies by host
+        /// alone: a `Secure` cookie went over plain HTTP, a cookie for `/admin` went to `/public`,
+        /// and one that a `Max-Age` had expired went on. It sets them when a task is made, and
+        /// again on each redirect it follows on its own; on a redirect that a delegate decides
+        /// about, and every task of ``URLSessionTransport`` has one, it sends the request the
+        /// delegate returns as it is, so a cookie that the redirect's own response set (a sign-in
+        /// that redirects to the signed-in page) would be missing.
+        ///
+        /// As the session does, cookies that go with the URL replace a `Cookie` field of the
+        /// caller's own. When none go, the field stays only if it is still `callersCookie`: a
+        /// `Cookie` that stored cookies gave an earlier URL (a redirect's origin) is removed.
+        ///
+        /// - Parameters:
+        ///   - storage: The cookie storage of the session's configuration.
+        ///   - callersCookie: The `Cookie` field that the caller gave the request, if any.
+        /// - Returns: The request to send.
+        func settingCookies(from storage: HTTPCookieStorage, keeping callersCookie: String?) -> URLRequest {
+            guard let url else { return self }
+            let stored = storage.cookies(for: url) ?? []
+            let current = value(forHTTPHeaderField: "Cookie")
+            if stored.isEmpty && current == nil {
+                return self  // the usual case without cookies: no more work
+            }
+            let cookies = HTTPCookie.cookies(stored, sentTo: url, at: Date())
+            let field =
+                cookies.isEmpty
+                ? current.flatMap { $0 == callersCookie ? $0 : nil }
+                : HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
+            guard field != current else { return self }
+            var request = self
+            request.setValue(field, forHTTPHeaderField: "Cookie")
+            return request
+        }
+    }
+#endif
