@@ -20,7 +20,9 @@ can check how many requests, retries included, reached the server.
     GET  /health                          200, text/plain "ok"
     GET  /count?key=K                     200, {"key": K, "count": n, "authorized": a}: requests
                                           counted under K so far, a of them with `Authorization`
-    *    /redirect-to?url=U                302 with `Location: U`
+    *    /redirect-to?url=U[&code=C][&delay=S]
+                                          C (302 by default) with `Location: U`, after S seconds
+                                          (none by default)
     *    /drop[?mark=M]                   status line and headers with Content-Length 1000, then 10
                                           bytes of body (or M, if given), then the connection is
                                           closed
@@ -98,6 +100,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from urllib.parse import parse_qs, urlsplit
 
 MAX_HEAD = 64 * 1024
@@ -274,7 +277,10 @@ class FaultHandler(socketserver.BaseRequestHandler):
             self.respond(200, "OK", {"key": key, "count": current_count(key),
                                      "authorized": current_authorized_count(key)})
         elif path == "/redirect-to":
-            self.respond(302, "Found", b"", "text/plain", [("Location", query.get("url", "/"))])
+            time.sleep(float(query.get("delay", "0")))
+            code = int(query.get("code", "302"))
+            self.respond(code, "Found" if code == 302 else "Redirect", b"", "text/plain",
+                         [("Location", query.get("url", "/"))])
         elif path == "/drop":
             self.drop_mid_body(query.get("mark", '{"attempts').encode("utf-8"))
         elif path == "/reset":

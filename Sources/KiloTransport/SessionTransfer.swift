@@ -473,7 +473,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
             if case .data(let data) = request.body {
                 redirected.httpBody = data
             }
-            enum Step { case ignore, follow(URLSessionTransport, URLRequest), fail(Int) }
+            enum Step { case ignore, follow(URLSessionTransport, URLRequest, Int), fail(Int) }
             let step: Step = lock.withLock {
                 guard !isFinished, !isCancelled, old === task, let resender else { return .ignore }
                 attempt += 1  // what the old task still reports belongs to an attempt that is over
@@ -482,15 +482,21 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
                 redirectsFollowed += 1
                 _ = closeBodyFile(failed: true)  // the new attempt writes the file from its start
                 self.resender = (resender.transport, redirected)
-                return .follow(resender.transport, redirected)
+                return .follow(resender.transport, redirected, attempt)
             }
             completionHandler(nil)  // the old task ends at the redirect's response
             // Not on this thread: it may be the session's, which making and resuming a task waits for.
             switch step {
             case .ignore:
                 return
-            case .follow(let transport, let request):
-                DispatchQueue.global().async { self.start(transport.makeTask(request, for: self, replacing: old)) }
+            case .follow(let transport, let request, let attempt):
+                DispatchQueue.global().async {
+                    guard let task = transport.makeTask(request, for: self, replacing: old) else {
+                        self.finish(body: Data(), response: nil, error: URLError.sessionInvalidated, attempt: attempt)
+                        return
+                    }
+                    self.start(task)
+                }
             case .fail(let attempt):
                 DispatchQueue.global().async {
                     self.finish(body: Data(), response: nil, error: URLError(.httpTooManyRedirects), attempt: attempt)
@@ -586,21 +592,25 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     }
 
     private func resend(replacing old: URLSessionTask) {
-        enum Step { case ignore, resend(URLSessionTransport, URLRequest), fail(Int) }
+        enum Step { case ignore, resend(URLSessionTransport, URLRequest, Int), fail(Int) }
         let step: Step = lock.withLock {
             guard !isFinished, !isCancelled, old === task else { return .ignore }
             guard let resender, attempt < Self.maximumResends else { return .fail(attempt) }
             attempt += 1
             task = nil
             _ = closeBodyFile(failed: true)  // the new attempt writes the file from its start
-            return .resend(resender.transport, resender.request)
+            return .resend(resender.transport, resender.request, attempt)
         }
         switch step {
         case .ignore:
             return
-        case .resend(let transport, let request):
+        case .resend(let transport, let request, let attempt):
             old.cancel()  // its completion belongs to an old attempt, and is ignored
-            start(transport.makeTask(request, for: self, replacing: old))
+            guard let task = transport.makeTask(request, for: self, replacing: old) else {
+                finish(body: Data(), response: nil, error: URLError.sessionInvalidated, attempt: attempt)
+                return
+            }
+            start(task)
         case .fail(let attempt):
             finish(body: Data(), response: nil, error: URLError(.networkConnectionLost), attempt: attempt)
             old.cancel()

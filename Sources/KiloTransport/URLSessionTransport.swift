@@ -249,10 +249,15 @@ public struct URLSessionTransport: CallbackTransport {
     /// Makes a task that sends `transfer`'s request again, or the request a redirect leads to, in
     /// place of `old`; see ``SessionTransfer/urlSession(_:task:needNewBodyStream:)`` and
     /// ``SessionTransfer/follow(_:from:completionHandler:)``.
+    ///
+    /// - Returns: The task, or `nil` if the session has been invalidated since `old` was made
+    ///   (see `URLSession.isInvalidated`): a task made now would trap, where the session would
+    ///   have let `old` finish.
     func makeTask(_ urlRequest: URLRequest, for transfer: SessionTransfer, replacing old: URLSessionTask)
-        -> URLSessionTask
+        -> URLSessionTask?
     {
         owner?.delegate.unregister(old.taskIdentifier)
+        guard !session.isInvalidated else { return nil }
         return makeTask(urlRequest, for: transfer)
     }
 

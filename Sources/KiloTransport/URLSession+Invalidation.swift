@@ -1,0 +1,47 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension URLSession {
+    /// Whether the session has been invalidated (`finishTasksAndInvalidate()` or
+    /// `invalidateAndCancel()`), so that making a task in it would trap.
+    ///
+    /// On Linux, swift-corelibs-foundation (6.3.1) ends the process with `Fatal error: Session
+    /// invalidated` when a task is made in an invalidated session, and has no public way to ask
+    /// whether a session is: this reads the `invalidated` field that its own check reads, through
+    /// reflection. It is `false` where there is no such field (on Apple platforms, or a later
+    /// swift-corelibs-foundation), which leaves things as they were without this check.
+    ///
+    /// Reflection costs a few microseconds: ask only before making a task the caller did not ask
+    /// for (see ``URLSessionTransport``'s resends and redirects), not for every request.
+    var isInvalidated: Bool {
+        var mirror: Mirror? = Mirror(reflecting: self)
+        while let current = mirror {
+            if let field = current.children.first(where: { $0.label == "invalidated" }) {
+                return field.value as? Bool ?? false
+            }
+            mirror = current.superclassMirror
+        }
+        return false
+    }
+}
+
+extension URLError {
+    /// The error of a request that Kilo had to send again on a new task (after a redirect that
+    /// keeps the method, or a reused connection closed before any response) when its session
+    /// had been invalidated meanwhile: the session traps on a new task.
+    ///
+    /// It is `cancelled`, as for the requests that `invalidateAndCancel()` ends, and no
+    /// ``RetryPolicy`` retries it.
+    static var sessionInvalidated: URLError {
+        URLError(
+            .cancelled,
+            userInfo: [
+                NSLocalizedDescriptionKey:
+                    "The URL session was invalidated before the request could be sent again on a new task."
+            ]
+        )
+    }
+}

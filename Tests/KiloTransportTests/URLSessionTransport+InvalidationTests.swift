@@ -1,0 +1,85 @@
+import Foundation
+import KiloTransport
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A session invalidated while a request is in flight: the request ends with an error, and the
+/// process goes on.
+///
+/// On Linux, Kilo sends some requests again on a new task of the same session: after a redirect
+/// that keeps the method (swift-corelibs-foundation would follow it without the body), and when
+/// a reused connection was closed before any response (libcurl would resend it without the
+/// body). Making a task in an invalidated session traps ("Session invalidated"), where the
+/// session would have let the task it had finish. Each test uses a session of its own, which it
+/// invalidates.
+@Suite(
+    .enabled(
+        if: ProcessInfo.processInfo.environment["KILO_FAULT_URL"] != nil,
+        "needs KILO_FAULT_URL (run Scripts/test.sh)"
+    ),
+    .timeLimit(.minutes(1))
+)
+struct URLSessionTransportInvalidationTests {
+    private let baseURL: URL
+
+    init() throws {
+        let string = try #require(ProcessInfo.processInfo.environment["KILO_FAULT_URL"])
+        baseURL = try #require(URL(string: string))
+    }
+
+    /// `session`: a transport on a caller's session; `owned`: one with a session of its own,
+    /// whose ``URLSessionTransport/session`` the caller invalidates.
+    private static func makeTransport(_ mode: String) -> URLSessionTransport {
+        mode == "session"
+            ? URLSessionTransport(session: URLSession(configuration: .ephemeral))
+            : URLSessionTransport(configuration: .ephemeral)
+    }
+
+    /// The server answers the PUT with a 307 after a second; the session is invalidated before
+    /// that, with `finishTasksAndInvalidate()`, which lets the task finish. Kilo cannot send the
+    /// body on with the redirect: the request fails with `cancelled` instead of trapping.
+    @Test(arguments: ["session", "owned"])
+    func aRedirectThatKeepsTheBodyFailsWhenTheSessionWasInvalidatedMeanwhile(mode: String) async throws {
+        let transport = Self.makeTransport(mode)
+        let url = try #require(URL(string: "redirect-to?url=/echo&code=307&delay=1", relativeTo: baseURL)?.absoluteURL)
+        let request = TransportRequest(
+            method: .put,
+            url: url,
+            headers: ["Content-Type": "text/plain"],
+            body: .data(Data("kept".utf8)),
+            timeoutInterval: 10
+        )
+        let sent = Task { try await transport.send(request) }
+        try await Task.sleep(for: .milliseconds(300))
+        transport.session.finishTasksAndInvalidate()
+        let error = await #expect(throws: URLError.self) { try await sent.value }
+        #expect(error?.code == .cancelled)
+    }
+
+    /// The second POST goes out on the first one's kept-alive connection, which the server
+    /// resets; the session is invalidated just after the second request starts. Kilo cannot
+    /// send it again on a new task: it fails (with `cancelled`, or with `networkConnectionLost`
+    /// when libcurl fails it itself) instead of trapping.
+    @Test(arguments: ["session", "owned"])
+    func aResendFailsWhenTheSessionWasInvalidatedMeanwhile(mode: String) async throws {
+        let transport = Self.makeTransport(mode)
+        let url = try #require(URL(string: "stale-keep-alive", relativeTo: baseURL)?.absoluteURL)
+        let request = TransportRequest(
+            method: .post,
+            url: url,
+            headers: ["Content-Type": "application/json"],
+            body: .data(Data(#"{"a":1}"#.utf8)),
+            timeoutInterval: 10
+        )
+        #expect(try await transport.send(request).statusCode == 200)
+        let outcome = await withCheckedContinuation { continuation in
+            _ = transport.start(request) { continuation.resume(returning: $0) }
+            transport.session.finishTasksAndInvalidate()
+        }
+        let error = try #require(throws: URLError.self) { try outcome.get() }
+        #expect([.cancelled, .networkConnectionLost].contains(error.code))
+    }
+}
