@@ -81,6 +81,10 @@ public final class WebServiceProxy: Sendable {
     /// own (``init(configuration:baseURL:)``) saves that hand-off, which matters for programs that
     /// make many requests.
     ///
+    /// Once you invalidate the session, stop using the proxy (and the proxies made from it with
+    /// ``withTimeout(_:)``): a request on an invalidated session traps, as a task made in one
+    /// does without Kilo.
+    ///
     /// - Parameters:
     ///   - session: The session that sends requests.
     ///   - baseURL: The URL that request paths are resolved against; end it with `/`.

@@ -97,6 +97,12 @@ public struct URLSessionTransport: CallbackTransport {
     /// `timeoutIntervalForRequest` has a fraction of a second, gets that timeout rounded up to
     /// whole seconds, as a request's own is.
     ///
+    /// Once you invalidate the session (`finishTasksAndInvalidate()`, `invalidateAndCancel()`),
+    /// stop sending with the transport: making a task in an invalidated session traps, on Linux
+    /// as on Apple platforms. Requests already in flight end with their outcome, or with
+    /// `URLError.cancelled` (after `invalidateAndCancel()`, or for one that Kilo would have to
+    /// send again on a new task).
+    ///
     /// - Parameter session: The session that sends requests. Keep one session for many requests:
     ///   it reuses connections.
     public init(session: URLSession = .shared) {
