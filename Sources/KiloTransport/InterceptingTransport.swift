@@ -23,16 +23,25 @@ public struct InterceptingTransport: Transport {
     /// Adapts and sends a request, and again while the interceptor asks, attempts remain and the
     /// calling task is not cancelled.
     ///
+    /// When the transport sends with a URL session that has been invalidated meanwhile
+    /// (`finishTasksAndInvalidate()`, `invalidateAndCancel()`), on which another attempt would
+    /// trap, the last attempt's outcome stands.
+    ///
     /// - Parameter request: The request to send.
     /// - Returns: The last attempt's response.
     /// - Throws: What ``RequestInterceptor/adapt(_:)`` throws, or the last attempt's error.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         var attempt = 1
+        var lastOutcome: Result<TransportResponse, any Error>?
         while true {
             if attempt > 1 {
                 request.progress?.restart()
             }
             let adapted = try await interceptor.adapt(request)
+            // A session invalidated meanwhile would trap on another attempt: the last one stands.
+            if let lastOutcome, transport.sendsWithInvalidatedSession {
+                return try lastOutcome.get()
+            }
             let outcome = await Result { try await transport.send(adapted) }
             // Cancellation is checked again after `shouldRetry`, which may take its time (a token
             // refresh): a task cancelled meanwhile sends nothing more.
@@ -43,6 +52,7 @@ public struct InterceptingTransport: Transport {
                 return try outcome.get()
             }
             attempt += 1
+            lastOutcome = outcome
         }
     }
 }

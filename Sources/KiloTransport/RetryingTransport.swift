@@ -40,6 +40,10 @@ public struct RetryingTransport: Transport {
 
     /// Sends a request, and again while the policy says so.
     ///
+    /// When the transport sends with a URL session that has been invalidated meanwhile
+    /// (`finishTasksAndInvalidate()`, `invalidateAndCancel()`), on which another attempt would
+    /// trap, the last attempt's outcome stands.
+    ///
     /// - Parameter request: The request to send.
     /// - Returns: The last attempt's response.
     /// - Throws: The last attempt's error, or `CancellationError` if cancelled while waiting.
@@ -56,6 +60,10 @@ public struct RetryingTransport: Transport {
                 return try outcome.get()
             }
             try await sleep(delay)
+            // A session invalidated meanwhile would trap on another attempt: the last one stands.
+            guard !transport.sendsWithInvalidatedSession else {
+                return try outcome.get()
+            }
             attempt += 1
         }
     }

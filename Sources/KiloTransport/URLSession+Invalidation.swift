@@ -45,3 +45,24 @@ extension URLError {
         )
     }
 }
+
+extension Transport {
+    /// Whether this transport sends with a URL session that has been invalidated, directly or
+    /// under Kilo's retrying and intercepting transports: another attempt would trap (see
+    /// `URLSession.isInvalidated`). `false` for any other transport.
+    ///
+    /// It reads the session's state by reflection: ask only before a retry, not for every
+    /// request.
+    var sendsWithInvalidatedSession: Bool {
+        switch self {
+        case let transport as URLSessionTransport:
+            return transport.session.isInvalidated
+        case let transport as RetryingTransport:
+            return transport.transport.sendsWithInvalidatedSession
+        case let transport as InterceptingTransport:
+            return transport.transport.sendsWithInvalidatedSession
+        default:
+            return false
+        }
+    }
+}

@@ -82,4 +82,61 @@ struct URLSessionTransportInvalidationTests {
         let error = try #require(throws: URLError.self) { try outcome.get() }
         #expect([.cancelled, .networkConnectionLost].contains(error.code))
     }
+
+    /// The first attempt gets a 503 with `Retry-After: 1`; the session is invalidated during the
+    /// wait. Another attempt would trap: the 503 stands, and the server saw one request.
+    @Test(arguments: ["session", "owned"])
+    func aRetryIsNotSentOnASessionInvalidatedDuringTheWait(mode: String) async throws {
+        let base = Self.makeTransport(mode)
+        let transport = base.retrying(.default)
+        let key = "invalidated-retry-\(mode)-\(UUID().uuidString)"
+        let url = try #require(
+            URL(string: "flaky?key=\(key)&failures=5&retry-after=1", relativeTo: baseURL)?.absoluteURL
+        )
+        let sent = Task { try await transport.send(TransportRequest(method: .get, url: url, timeoutInterval: 10)) }
+        try await Task.sleep(for: .milliseconds(300))
+        base.session.finishTasksAndInvalidate()
+        #expect(try await sent.value.statusCode == 503)
+        #expect(try await count(key) == 1)
+    }
+
+    /// The interceptor asks for a retry after a 401, but takes its time (a token refresh); the
+    /// session is invalidated meanwhile. Another attempt would trap: the 401 stands.
+    @Test(arguments: ["session", "owned"])
+    func anInterceptorsRetryIsNotSentOnASessionInvalidatedMeanwhile(mode: String) async throws {
+        let base = Self.makeTransport(mode)
+        let transport = base.intercepted(by: SlowlyRetryingInterceptor())
+        let key = "invalidated-intercepted-\(mode)-\(UUID().uuidString)"
+        let url = try #require(URL(string: "auth?token=t&key=\(key)", relativeTo: baseURL)?.absoluteURL)
+        let sent = Task { try await transport.send(TransportRequest(method: .get, url: url, timeoutInterval: 10)) }
+        try await Task.sleep(for: .milliseconds(300))
+        base.session.finishTasksAndInvalidate()
+        #expect(try await sent.value.statusCode == 401)
+        #expect(try await count(key) == 1)
+    }
+
+    /// How many requests the fault server has counted under `key`, asked with a session of its own.
+    private func count(_ key: String) async throws -> Int {
+        struct Count: Decodable { var count: Int }
+        let url = try #require(URL(string: "count?key=\(key)", relativeTo: baseURL)?.absoluteURL)
+        let transport = URLSessionTransport(session: .shared)
+        let response = try await transport.send(TransportRequest(method: .get, url: url))
+        return try JSONDecoder().decode(Count.self, from: response.body).count
+    }
+}
+
+/// Asks for one retry after any response, a second later.
+private struct SlowlyRetryingInterceptor: RequestInterceptor {
+    func adapt(_ request: TransportRequest) async throws -> TransportRequest {
+        request
+    }
+
+    func shouldRetry(
+        _ request: TransportRequest,
+        after outcome: Result<TransportResponse, any Error>,
+        attempt: Int
+    ) async -> Bool {
+        try? await Task.sleep(for: .seconds(1))
+        return true
+    }
 }
