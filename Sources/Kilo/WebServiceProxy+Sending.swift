@@ -43,6 +43,9 @@ extension WebServiceProxy {
 
     /// Writes a streamed multipart body to a temporary file, sends the request with that file as
     /// its body, and removes the file when the request ends, however it ends.
+    ///
+    /// If the transport's URL session was invalidated while the file was written, on which a new
+    /// task would trap, the request fails with `URLError.cancelled` and is not sent.
     private static func send(
         _ request: TransportRequest,
         streaming body: StreamedMultipart,
@@ -51,6 +54,8 @@ extension WebServiceProxy {
         let file = try await writeTemporaryBody(body)
         defer { removeTemporaryFile(file) }
         guard !Task.isCancelled else { throw URLError(.cancelled) }
+        // Writing takes its time: a URL session invalidated meanwhile would trap on the task.
+        guard !transport.sendsWithInvalidatedSession else { throw URLError.sessionInvalidated }
         var request = request
         request.body = .file(file)
         return try await transport.send(request)

@@ -29,18 +29,18 @@ extension URLSession {
 }
 
 extension URLError {
-    /// The error of a request that Kilo had to send again on a new task (after a redirect that
-    /// keeps the method, or a reused connection closed before any response) when its session
-    /// had been invalidated meanwhile: the session traps on a new task.
+    /// The error of a request whose session was invalidated before Kilo could make its task (a
+    /// multipart body still being written to a file) or the next one (after a redirect that keeps
+    /// the method, or a reused connection closed before any response): the session traps on a
+    /// new task.
     ///
     /// It is `cancelled`, as for the requests that `invalidateAndCancel()` ends, and no
     /// ``RetryPolicy`` retries it.
-    static var sessionInvalidated: URLError {
+    package static var sessionInvalidated: URLError {
         URLError(
             .cancelled,
             userInfo: [
-                NSLocalizedDescriptionKey:
-                    "The URL session was invalidated before the request could be sent again on a new task."
+                NSLocalizedDescriptionKey: "The URL session was invalidated before the request's task could be made."
             ]
         )
     }
@@ -51,9 +51,9 @@ extension Transport {
     /// under Kilo's retrying and intercepting transports: another attempt would trap (see
     /// `URLSession.isInvalidated`). `false` for any other transport.
     ///
-    /// It reads the session's state by reflection: ask only before a retry, not for every
-    /// request.
-    var sendsWithInvalidatedSession: Bool {
+    /// It reads the session's state by reflection: ask only where a request has waited (before a
+    /// retry, after writing a body to a file), not for every request.
+    package var sendsWithInvalidatedSession: Bool {
         switch self {
         case let transport as URLSessionTransport:
             return transport.session.isInvalidated
