@@ -101,7 +101,8 @@ public struct URLSessionTransport: CallbackTransport {
     /// stop sending with the transport: making a task in an invalidated session traps, on Linux
     /// as on Apple platforms. Requests already in flight end with their outcome, or with
     /// `URLError.cancelled` (after `invalidateAndCancel()`, or for one that Kilo would have to
-    /// send again on a new task).
+    /// send again on a new task). On Linux this includes `URLSession.shared`, which
+    /// `finishTasksAndInvalidate()` invalidates there (Apple's URLSession ignores it).
     ///
     /// - Parameter session: The session that sends requests. Keep one session for many requests:
     ///   it reuses connections.
