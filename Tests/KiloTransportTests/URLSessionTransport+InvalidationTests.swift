@@ -38,13 +38,16 @@ struct URLSessionTransportInvalidationTests {
             : URLSessionTransport(configuration: .ephemeral)
     }
 
-    /// The server answers the PUT with a 307 after a second; the session is invalidated before
+    /// The server answers the PUT with a 307 after two seconds; the session is invalidated before
     /// that, with `finishTasksAndInvalidate()`, which lets the task finish. Kilo cannot send the
     /// body on with the redirect: the request fails with `cancelled` instead of trapping.
     @Test(arguments: ["session", "owned"])
     func aRedirectThatKeepsTheBodyFailsWhenTheSessionWasInvalidatedMeanwhile(mode: String) async throws {
         let transport = Self.makeTransport(mode)
-        let url = try #require(URL(string: "redirect-to?url=/echo&code=307&delay=1", relativeTo: baseURL)?.absoluteURL)
+        let key = "invalidated-redirect-\(mode)-\(UUID().uuidString)"
+        let url = try #require(
+            URL(string: "redirect-to?url=/echo&code=307&delay=2&key=\(key)", relativeTo: baseURL)?.absoluteURL
+        )
         let request = TransportRequest(
             method: .put,
             url: url,
@@ -53,7 +56,7 @@ struct URLSessionTransportInvalidationTests {
             timeoutInterval: 10
         )
         let sent = Task { try await transport.send(request) }
-        try await Task.sleep(for: .milliseconds(300))
+        try await waitUntilCounted(key)
         transport.session.finishTasksAndInvalidate()
         let error = await #expect(throws: URLError.self) { try await sent.value }
         #expect(error?.code == .cancelled)
@@ -83,7 +86,7 @@ struct URLSessionTransportInvalidationTests {
         #expect([.cancelled, .networkConnectionLost].contains(error.code))
     }
 
-    /// The first attempt gets a 503 with `Retry-After: 1`; the session is invalidated during the
+    /// The first attempt gets a 503 with `Retry-After: 2`; the session is invalidated during the
     /// wait. Another attempt would trap: the 503 stands, and the server saw one request.
     @Test(arguments: ["session", "owned"])
     func aRetryIsNotSentOnASessionInvalidatedDuringTheWait(mode: String) async throws {
@@ -91,10 +94,10 @@ struct URLSessionTransportInvalidationTests {
         let transport = base.retrying(.default)
         let key = "invalidated-retry-\(mode)-\(UUID().uuidString)"
         let url = try #require(
-            URL(string: "flaky?key=\(key)&failures=5&retry-after=1", relativeTo: baseURL)?.absoluteURL
+            URL(string: "flaky?key=\(key)&failures=5&retry-after=2", relativeTo: baseURL)?.absoluteURL
         )
         let sent = Task { try await transport.send(TransportRequest(method: .get, url: url, timeoutInterval: 10)) }
-        try await Task.sleep(for: .milliseconds(300))
+        try await waitUntilCounted(key)
         base.session.finishTasksAndInvalidate()
         #expect(try await sent.value.statusCode == 503)
         #expect(try await count(key) == 1)
@@ -109,13 +112,24 @@ struct URLSessionTransportInvalidationTests {
         let key = "invalidated-intercepted-\(mode)-\(UUID().uuidString)"
         let url = try #require(URL(string: "auth?token=t&key=\(key)", relativeTo: baseURL)?.absoluteURL)
         let sent = Task { try await transport.send(TransportRequest(method: .get, url: url, timeoutInterval: 10)) }
-        try await Task.sleep(for: .milliseconds(300))
+        try await waitUntilCounted(key)
         base.session.finishTasksAndInvalidate()
         #expect(try await sent.value.statusCode == 401)
         #expect(try await count(key) == 1)
     }
 
-    /// How many requests the fault server has counted under `key`, asked with a session of its own.
+    /// Waits until the fault server has received the first request counted under `key`, so that
+    /// the session is invalidated only once that request's task exists (a task made in an
+    /// invalidated session traps, whatever Kilo does).
+    private func waitUntilCounted(_ key: String) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await count(key) == 0 {
+            try #require(ContinuousClock.now < deadline, "the first request never reached the server")
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// How many requests the fault server has counted under `key`, asked with `URLSession.shared`.
     private func count(_ key: String) async throws -> Int {
         struct Count: Decodable { var count: Int }
         let url = try #require(URL(string: "count?key=\(key)", relativeTo: baseURL)?.absoluteURL)
@@ -125,7 +139,7 @@ struct URLSessionTransportInvalidationTests {
     }
 }
 
-/// Asks for one retry after any response, a second later.
+/// Asks for one retry after any response, two seconds later.
 private struct SlowlyRetryingInterceptor: RequestInterceptor {
     func adapt(_ request: TransportRequest) async throws -> TransportRequest {
         request
@@ -136,7 +150,7 @@ private struct SlowlyRetryingInterceptor: RequestInterceptor {
         after outcome: Result<TransportResponse, any Error>,
         attempt: Int
     ) async -> Bool {
-        try? await Task.sleep(for: .seconds(1))
+        try? await Task.sleep(for: .seconds(2))
         return true
     }
 }
