@@ -71,13 +71,15 @@ can check how many requests, retries included, reached the server.
                                           when the client disconnects
     *    /stall?kb=N                      200 with Content-Length N KiB + 1 byte, then N KiB of
                                           zeros, then nothing more until the client goes away
-    *    /stale-keep-alive                200, {"received": b, "attempts": n} where b is the size of
+    *    /stale-keep-alive[?reset-after=S]
+                                          200, {"received": b, "attempts": n} where b is the size of
                                           the request body, on a connection kept alive (the one
                                           exception to `Connection: close`); when the client sends
                                           its next request on that connection, the server resets it
-                                          (TCP RST) without reading the request, as a server does
-                                          when its keep-alive timeout runs out just as the client
-                                          reuses the connection (gunicorn's gthread worker does)
+                                          (TCP RST) without reading the request (after S seconds, if
+                                          given), as a server does when its keep-alive timeout runs
+                                          out just as the client reuses the connection (gunicorn's
+                                          gthread worker does)
 
 A TLS client that connects to the plain port (an `https` URL with its port) has the connection
 reset (TCP RST) as soon as its client hello arrives.
@@ -229,11 +231,13 @@ class FaultHandler(socketserver.BaseRequestHandler):
         self.request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         self.request.close()
 
-    def reset_when_reused(self):
-        """Keeps the connection open, and resets it unread as soon as the next request arrives."""
+    def reset_when_reused(self, delay=0.0):
+        """Keeps the connection open, and resets it unread when the next request arrives, or
+        `delay` seconds after."""
         try:
             self.request.settimeout(60)
             if self.request.recv(1, socket.MSG_PEEK):
+                time.sleep(delay)
                 self.reset()
         except OSError:
             pass  # the client closed the connection, or never reused it
@@ -317,7 +321,7 @@ class FaultHandler(socketserver.BaseRequestHandler):
                              [("WWW-Authenticate", 'Bearer realm="kilo"')])
         elif path == "/stale-keep-alive":
             self.respond(200, "OK", {"received": len(body), "attempts": n}, close=False)
-            self.reset_when_reused()
+            self.reset_when_reused(float(query.get("reset-after", "0")))
         elif path == "/malformed":
             self.send_malformed(query.get("how", ""))
         elif path == "/encoded-empty":

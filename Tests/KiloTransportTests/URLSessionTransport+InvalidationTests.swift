@@ -63,13 +63,15 @@ struct URLSessionTransportInvalidationTests {
     }
 
     /// The second POST goes out on the first one's kept-alive connection, which the server
-    /// resets; the session is invalidated just after the second request starts. Kilo cannot
-    /// send it again on a new task: it fails (with `cancelled`, or with `networkConnectionLost`
-    /// when libcurl fails it itself) instead of trapping.
+    /// resets a second after the request arrives; the session is invalidated just after the
+    /// second request starts, well before that. Kilo cannot send it again on a new task: it
+    /// fails (with `cancelled`, or with `networkConnectionLost` when libcurl fails it itself)
+    /// instead of trapping. (Without the delay, the reset could come first, and the request be
+    /// sent again, and succeed, on a session not yet invalidated.)
     @Test(arguments: ["session", "owned"])
     func aResendFailsWhenTheSessionWasInvalidatedMeanwhile(mode: String) async throws {
         let transport = Self.makeTransport(mode)
-        let url = try #require(URL(string: "stale-keep-alive", relativeTo: baseURL)?.absoluteURL)
+        let url = try #require(URL(string: "stale-keep-alive?reset-after=1", relativeTo: baseURL)?.absoluteURL)
         let request = TransportRequest(
             method: .post,
             url: url,
