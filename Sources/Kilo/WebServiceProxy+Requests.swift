@@ -92,8 +92,9 @@ extension WebServiceProxy {
             string = String(string[..<fragmentStart])
         }
         // After a query that is empty (`items?`) or ends with `&`, no separator: another would
-        // send an empty pair.
-        let separator = url.query == nil ? "?" : string.hasSuffix("?") || string.hasSuffix("&") ? "" : "&"
+        // send an empty pair. (The query is what `string` ends with; one ending with `?`, as
+        // `q=why?` may, is not empty.)
+        let separator = url.query.map { $0.isEmpty || string.hasSuffix("&") ? "" : "&" } ?? "?"
         guard let result = URL(string: string + separator + query) else {
             throw RequestError.invalidPath(path)
         }

@@ -75,6 +75,17 @@ import Testing
         #expect(await transport.requests.first?.url.absoluteString == "https://api.example.com/v1/search?lang=en&q=kilo")
     }
 
+    /// A query whose last value ends with `?` (allowed in a query) is not an empty query: the
+    /// arguments still need their `&`, or the first one joins that value.
+    @Test(arguments: [
+        ("search?q=why?", "search?q=why?&page=2"), ("search?", "search?page=2"), ("search?a=b&", "search?a=b&page=2"),
+    ])
+    func argumentsAfterAQueryEndingWithAQuestionMarkGetTheirSeparator(path: String, expected: String) async throws {
+        let transport = FakeTransport(statusCode: 204, data: Data())
+        try await makeProxy(transport).invoke(.get, path: path, arguments: ["page": 2])
+        #expect(await transport.requests.first?.url.absoluteString == "https://api.example.com/v1/" + expected)
+    }
+
     @Test func absolutePathsReplaceTheBasePath() async throws {
         let transport = FakeTransport(statusCode: 204, data: Data())
         try await makeProxy(transport).invoke(.get, path: "/health")
