@@ -29,7 +29,7 @@ public struct RetryingTransport: Transport {
     public init(
         _ transport: any Transport,
         policy: RetryPolicy = .default,
-        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await RetryingTransport.sleep(seconds: $0) },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.transport = transport
@@ -65,6 +65,21 @@ public struct RetryingTransport: Transport {
                 return try outcome.get()
             }
             attempt += 1
+        }
+    }
+
+    /// Waits `seconds`: with `Task.sleep(for:)` where the platform has it, and elsewhere (before
+    /// macOS 13, iOS 16, tvOS 16 and watchOS 9, which the package still supports) with
+    /// `Task.sleep(nanoseconds:)`, the delay clamped to what a `UInt64` of nanoseconds holds.
+    ///
+    /// - Throws: `CancellationError` if the task is cancelled while it waits.
+    @usableFromInline
+    static func sleep(seconds: TimeInterval) async throws {
+        if #available(macOS 13, iOS 16, tvOS 16, watchOS 9, *) {
+            try await Task.sleep(for: .seconds(seconds))
+        } else {
+            let nanoseconds = seconds > 0 ? min(seconds, RetryPolicy.longestDelay) * 1_000_000_000 : 0
+            try await Task.sleep(nanoseconds: UInt64(nanoseconds))
         }
     }
 }
