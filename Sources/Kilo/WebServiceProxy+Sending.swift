@@ -209,7 +209,7 @@ extension WebServiceProxy {
     ///
     /// A lone request (no other callback request of the proxy in flight) started off the main
     /// thread runs its task at once on the calling thread, until it first waits
-    /// (`Task.immediate`, where the platform has it): that saves a hand-off to the cooperative
+    /// (`Task.immediate`, where the platform and the compiler have it): that saves a hand-off to the cooperative
     /// pool, which one request in flight feels as latency. With others in flight, the task starts
     /// on the pool, so that the calling thread (often a serial callback queue) is free for them.
     ///
@@ -260,11 +260,15 @@ extension WebServiceProxy {
                 }
             }
         }
-        if isLone, !Thread.isMainThread, #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-            requestTask.attach(Task.immediate(operation: body))
-        } else {
-            requestTask.attach(Task(operation: body))
-        }
+        // `Task.immediate` exists from Swift 6.2 on; the package builds with Swift 6.0 and 6.1
+        // (Xcode 16) too, where `#available` alone would not compile.
+        #if compiler(>=6.2)
+            if isLone, !Thread.isMainThread, #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+                requestTask.attach(Task.immediate(operation: body))
+                return requestTask
+            }
+        #endif
+        requestTask.attach(Task(operation: body))
         return requestTask
     }
 
