@@ -44,8 +44,9 @@ extension WebServiceProxy {
     /// Writes a streamed multipart body to a temporary file, sends the request with that file as
     /// its body, and removes the file when the request ends, however it ends.
     ///
-    /// If the transport's URL session was invalidated while the file was written, on which a new
-    /// task would trap, the request fails with `URLError.cancelled` and is not sent.
+    /// On Linux, if the transport's URL session was invalidated while the file was written, on
+    /// which a new task would trap, the request fails with `URLError.cancelled` and is not sent
+    /// (Apple's URLSession offers no way to ask; see `URLSession.isInvalidated`).
     private static func send(
         _ request: TransportRequest,
         streaming body: StreamedMultipart,

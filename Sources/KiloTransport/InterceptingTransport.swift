@@ -23,9 +23,11 @@ public struct InterceptingTransport: Transport {
     /// Adapts and sends a request, and again while the interceptor asks, attempts remain and the
     /// calling task is not cancelled.
     ///
-    /// When the transport sends with a URL session that has been invalidated meanwhile
+    /// On Linux, when the transport sends with a URL session that has been invalidated meanwhile
     /// (`finishTasksAndInvalidate()`, `invalidateAndCancel()`), on which another attempt would
-    /// trap, the last attempt's outcome stands.
+    /// trap, the last attempt's outcome stands. Apple's URLSession offers no way to ask, and
+    /// raises an exception on a task made in an invalidated session: there, stop sending with
+    /// the transport before you invalidate its session.
     ///
     /// - Parameter request: The request to send.
     /// - Returns: The last attempt's response.

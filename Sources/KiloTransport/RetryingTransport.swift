@@ -40,9 +40,11 @@ public struct RetryingTransport: Transport {
 
     /// Sends a request, and again while the policy says so.
     ///
-    /// When the transport sends with a URL session that has been invalidated meanwhile
+    /// On Linux, when the transport sends with a URL session that has been invalidated meanwhile
     /// (`finishTasksAndInvalidate()`, `invalidateAndCancel()`), on which another attempt would
-    /// trap, the last attempt's outcome stands.
+    /// trap, the last attempt's outcome stands. Apple's URLSession offers no way to ask, and
+    /// raises an exception on a task made in an invalidated session: there, stop sending with
+    /// the transport before you invalidate its session.
     ///
     /// - Parameter request: The request to send.
     /// - Returns: The last attempt's response.
