@@ -210,8 +210,8 @@ extension WebServiceProxy {
     ///
     /// A lone request (no other callback request of the proxy in flight) started off the main
     /// thread runs its task at once on the calling thread, until it first waits
-    /// (`Task.immediate`, where the platform and the compiler have it): that saves a hand-off to the cooperative
-    /// pool, which one request in flight feels as latency. With others in flight, the task starts
+    /// (`Task.immediate`, where the platform and the compiler have it): that saves a hand-off to
+    /// the cooperative pool, which one request in flight feels as latency. With others in flight, the task starts
     /// on the pool, so that the calling thread (often a serial callback queue) is free for them.
     ///
     /// - Parameters:

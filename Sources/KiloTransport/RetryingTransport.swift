@@ -29,7 +29,7 @@ public struct RetryingTransport: Transport {
     public init(
         _ transport: any Transport,
         policy: RetryPolicy = .default,
-        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await RetryingTransport.sleep(seconds: $0) },
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Self.sleep(seconds: $0) },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.transport = transport
