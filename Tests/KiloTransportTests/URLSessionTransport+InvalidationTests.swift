@@ -38,15 +38,16 @@ struct URLSessionTransportInvalidationTests {
             : URLSessionTransport(configuration: .ephemeral)
     }
 
-    /// The server answers the PUT with a 307 after two seconds; the session is invalidated before
-    /// that, with `finishTasksAndInvalidate()`, which lets the task finish. Kilo cannot send the
-    /// body on with the redirect: the request fails with `cancelled` instead of trapping.
+    /// The server answers the PUT with a 307 after five seconds (room for a busy machine); the
+    /// session is invalidated before that, with `finishTasksAndInvalidate()`, which lets the task
+    /// finish. Kilo cannot send the body on with the redirect: the request fails with `cancelled`
+    /// instead of trapping.
     @Test(arguments: ["session", "owned"])
     func aRedirectThatKeepsTheBodyFailsWhenTheSessionWasInvalidatedMeanwhile(mode: String) async throws {
         let transport = Self.makeTransport(mode)
         let key = "invalidated-redirect-\(mode)-\(UUID().uuidString)"
         let url = try #require(
-            URL(string: "redirect-to?url=/echo&code=307&delay=2&key=\(key)", relativeTo: baseURL)?.absoluteURL
+            URL(string: "redirect-to?url=/echo&code=307&delay=5&key=\(key)", relativeTo: baseURL)?.absoluteURL
         )
         let request = TransportRequest(
             method: .put,
@@ -88,15 +89,16 @@ struct URLSessionTransportInvalidationTests {
         #expect([.cancelled, .networkConnectionLost].contains(error.code))
     }
 
-    /// The first attempt gets a 503 with `Retry-After: 2`; the session is invalidated during the
-    /// wait. Another attempt would trap: the 503 stands, and the server saw one request.
+    /// The first attempt gets a 503 with `Retry-After: 5` (room for a busy machine); the session
+    /// is invalidated during the wait. Another attempt would trap: the 503 stands, and the server
+    /// saw one request.
     @Test(arguments: ["session", "owned"])
     func aRetryIsNotSentOnASessionInvalidatedDuringTheWait(mode: String) async throws {
         let base = Self.makeTransport(mode)
         let transport = base.retrying(.default)
         let key = "invalidated-retry-\(mode)-\(UUID().uuidString)"
         let url = try #require(
-            URL(string: "flaky?key=\(key)&failures=5&retry-after=2", relativeTo: baseURL)?.absoluteURL
+            URL(string: "flaky?key=\(key)&failures=5&retry-after=5", relativeTo: baseURL)?.absoluteURL
         )
         let sent = Task { try await transport.send(TransportRequest(method: .get, url: url, timeoutInterval: 10)) }
         try await waitUntilCounted(key)
@@ -141,7 +143,7 @@ struct URLSessionTransportInvalidationTests {
     }
 }
 
-/// Asks for one retry after any response, two seconds later.
+/// Asks for one retry after any response, five seconds later (room for a busy machine).
 private struct SlowlyRetryingInterceptor: RequestInterceptor {
     func adapt(_ request: TransportRequest) async throws -> TransportRequest {
         request
@@ -152,7 +154,7 @@ private struct SlowlyRetryingInterceptor: RequestInterceptor {
         after outcome: Result<TransportResponse, any Error>,
         attempt: Int
     ) async -> Bool {
-        try? await Task.sleep(for: .seconds(2))
+        try? await Task.sleep(for: .seconds(5))
         return true
     }
 }
