@@ -210,8 +210,15 @@ private func checkMultipart(_ arguments: [String: Argument]) {
         fail("multipart body \(text) has \(parts.count) parts; expected \(pairs.count): \(pairs)", arguments)
     }
     for (part, pair) in zip(parts, pairs) {
-        // Every quote byte is escaped, even one a combining mark follows, so none ends the name.
-        let quotedName = pair.name.utf8.flatMap { $0 == UInt8(ascii: "\"") ? Array("%22".utf8) : [$0] }
+        // Every quote byte is escaped, even one a combining mark follows, so none ends the name,
+        // and every backslash is doubled, so none escapes the closing quote.
+        let quotedName = pair.name.utf8.flatMap { byte -> [UInt8] in
+            switch byte {
+            case UInt8(ascii: "\""): Array("%22".utf8)
+            case UInt8(ascii: "\\"): Array("\\\\".utf8)
+            default: [byte]
+            }
+        }
         let header =
             Array("Content-Disposition: form-data; name=\"".utf8) + quotedName + Array("\"\r\n\r\n".utf8)
         guard part.starts(with: header), part.ends(with: Array("\r\n".utf8)), part.count >= header.count + 2,

@@ -7,7 +7,8 @@ import Foundation
 /// arguments and boundary always produce the same bytes.
 ///
 /// A part's name and file name are written inside quotes: a `"` in them is sent as `%22`, as
-/// browsers do, and non-ASCII text as UTF-8. A carriage return or line feed in either would
+/// browsers do, a `\` as `\\` (an RFC 9110 quoted pair, which servers read back as one
+/// backslash), and non-ASCII text as UTF-8. A carriage return or line feed in either would
 /// break the part's headers, so it throws.
 ///
 /// Use ``encode(_:)`` for a body in memory, or ``encode(_:toFile:)`` to stream a body of any
@@ -229,18 +230,22 @@ public struct MultipartEncoder: Sendable {
         }
     }
 
-    /// Escapes a name for a quoted header parameter, as the HTML standard's form encoder does:
-    /// every `"` becomes `%22`, even one that a combining mark follows (a search by `Character`
-    /// would miss that one, and leave a bare quote that ends the parameter early).
+    /// Escapes a name for a quoted header parameter: every `"` becomes `%22`, as the HTML
+    /// standard's form encoder does, even one that a combining mark follows (a search by
+    /// `Character` would miss that one, and leave a bare quote that ends the parameter early);
+    /// every `\` becomes `\\`, as RFC 9110's quoted strings need, because servers (Werkzeug,
+    /// Go, Django, Rack, busboy) read a backslash as escaping the next character, so that a raw one
+    /// at the end would escape the closing quote.
     private static func quoted(_ name: String) -> String {
-        guard name.utf8.contains(UInt8(ascii: "\"")) else { return name }
+        let needsEscaping = name.utf8.contains { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        guard needsEscaping else { return name }
         var escaped: [UInt8] = []
         escaped.reserveCapacity(name.utf8.count + 8)
         for byte in name.utf8 {
-            if byte == UInt8(ascii: "\"") {
-                escaped.append(contentsOf: "%22".utf8)
-            } else {
-                escaped.append(byte)
+            switch byte {
+            case UInt8(ascii: "\""): escaped.append(contentsOf: "%22".utf8)
+            case UInt8(ascii: "\\"): escaped.append(contentsOf: "\\\\".utf8)
+            default: escaped.append(byte)
             }
         }
         return String(decoding: escaped, as: UTF8.self)

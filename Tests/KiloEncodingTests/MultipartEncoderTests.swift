@@ -125,6 +125,13 @@ import Testing
         #expect(body.utf8Text == textPart("say %22hi%22", "x") + "--B--\r\n")
     }
 
+    /// A server reads a quoted name as an RFC 9110 quoted string, where a backslash escapes the
+    /// next character: a raw one at the end would escape the closing quote.
+    @Test func backslashInANameIsEscaped() throws {
+        let body = try encoder.encode(["a\\b\\": "x", "c\\\\": "y"])
+        #expect(body.utf8Text == textPart("a\\\\b\\\\", "x") + textPart("c\\\\\\\\", "y") + "--B--\r\n")
+    }
+
     @Test func nonASCIINameIsRawUTF8() throws {
         let body = try encoder.encode(["prénom": "Zoë"])
         #expect(body == Data((textPart("prénom", "Zoë") + "--B--\r\n").utf8))
@@ -240,6 +247,13 @@ import Testing
         let file = try directory.makeFile(named: "say \"hi\".txt", text: "x")
         let body = try encoder.encode(["a\"b": .file(file)])
         #expect(body.utf8Text == fileHeader("a%22b", filename: "say %22hi%22.txt", type: "text/plain") + "x\r\n--B--\r\n")
+    }
+
+    @Test func backslashInAFilenameIsEscaped() throws {
+        let file = try directory.makeFile(named: "back\\slash\\", text: "x")
+        let body = try encoder.encode(["f": .file(file)])
+        let header = fileHeader("f", filename: "back\\\\slash\\\\", type: "application/octet-stream")
+        #expect(body.utf8Text == header + "x\r\n--B--\r\n")
     }
 
     @Test func nonASCIIFilenameIsRawUTF8() throws {

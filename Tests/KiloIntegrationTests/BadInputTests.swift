@@ -119,6 +119,21 @@ struct BadInputTests {
         #expect(echo.files["d\"oc"]?.map(\.size) == [2])
     }
 
+    /// A server reads a name as an RFC 9110 quoted string, where a backslash escapes the next
+    /// character: sent raw, one at the end of a file name made Werkzeug take the file for a text
+    /// field, and one at the end of a name made it drop the part.
+    @Test func backslashesInMultipartNamesArriveIntact() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write(Data("hi".utf8), named: "back\\slash\\")
+        let sample = try Servers.sampleProxy()
+        sample.encoding = .multipartFormData
+        let echo: MultipartEcho = try await sample.invoke(
+            .post, path: "echo/multipart", arguments: ["a\\": "x", "b\\\\c": "y", "d\\": file])
+        #expect(echo.form == ["a\\": ["x"], "b\\\\c": ["y"]])
+        #expect(echo.files["d\\"]?.map(\.filename) == ["back\\slash\\"])
+        #expect(echo.files["d\\"]?.map(\.size) == [2])
+    }
+
     @Test(arguments: ["a\r\nb", "a\nb", "a\rb", "a\r\nContent-Type: text/html"])
     func lineBreakInMultipartNameIsRejected(name: String) async throws {
         proxy.encoding = .multipartFormData
