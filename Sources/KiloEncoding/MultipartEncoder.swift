@@ -24,8 +24,12 @@ public struct MultipartEncoder: Sendable {
     public let boundary: String
 
     /// The value of the `Content-Type` header for bodies this encoder makes, with its boundary.
+    ///
+    /// A boundary with a character that a header token cannot hold, such as the space, `:`, `=`
+    /// or `?` that RFC 2046 allows in boundaries, is written as a quoted string, so that the
+    /// server reads all of it.
     public var contentType: String {
-        "multipart/form-data; boundary=\(boundary)"
+        "multipart/form-data; boundary=\(Self.isToken(boundary) ? boundary : Self.quotedString(boundary))"
     }
 
     /// Creates a multipart encoder.
@@ -215,6 +219,31 @@ public struct MultipartEncoder: Sendable {
             try output(Data(buffer[start..<end]))
             start = end
         } while start < buffer.count
+    }
+
+    /// Whether `text` is an RFC 9110 token, which a header parameter may hold without quotes.
+    private static func isToken(_ text: String) -> Bool {
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    true
+                default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+                }
+            }
+    }
+
+    /// `text` as an RFC 9110 quoted string: in quotes, with each `"` and `\` escaped by a backslash.
+    private static func quotedString(_ text: String) -> String {
+        var quoted = "\""
+        for character in text.unicodeScalars {
+            if character == "\"" || character == "\\" {
+                quoted.unicodeScalars.append("\\")
+            }
+            quoted.unicodeScalars.append(character)
+        }
+        return quoted + "\""
     }
 
     /// Whether `name` holds a line break, as `Character.isNewline` defines it: a line feed,

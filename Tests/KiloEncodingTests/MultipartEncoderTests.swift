@@ -35,6 +35,16 @@ import Testing
         #expect(random.contentType == "multipart/form-data; boundary=\(random.boundary)")
     }
 
+    /// A boundary with a character that is not allowed in a token (RFC 2046 allows a space and
+    /// `'()+,/:=?`) must be quoted in the header, or a server reads only the part before it.
+    @Test(arguments: [
+        ("a:b", "\"a:b\""), ("my boundary", "\"my boundary\""), ("(x)", "\"(x)\""), ("a=b?", "\"a=b?\""),
+        ("a,b/c", "\"a,b/c\""), ("kilo-1_2.3+4'", "kilo-1_2.3+4'"),
+    ])
+    func boundaryIsQuotedInTheContentTypeWhenItIsNotAToken(boundary: String, parameter: String) {
+        #expect(MultipartEncoder(boundary: boundary).contentType == "multipart/form-data; boundary=\(parameter)")
+    }
+
     @Test func madeBoundariesDiffer() {
         let boundaries = (0..<100).map { _ in MultipartEncoder.makeBoundary() }
         #expect(Set(boundaries).count == boundaries.count)

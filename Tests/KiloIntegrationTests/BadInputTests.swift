@@ -134,6 +134,21 @@ struct BadInputTests {
         #expect(echo.files["d\\"]?.map(\.size) == [2])
     }
 
+    /// A standalone `KiloEncoding` user may choose a boundary with characters RFC 2046 allows but
+    /// a header token does not; the encoder's `contentType` must still name it whole.
+    @Test(arguments: ["a:b", "my boundary", "(x)=?"])
+    func multipartBodyWithAnyValidBoundaryIsParsed(boundary: String) async throws {
+        let sample = try #require(Servers.sample)
+        let encoder = MultipartEncoder(boundary: boundary)
+        var request = URLRequest(url: sample.appendingPathComponent("echo/multipart"))
+        request.httpMethod = "POST"
+        request.setValue(encoder.contentType, forHTTPHeaderField: "Content-Type")
+        request.httpBody = try encoder.encode(["k": "v"])
+        let (data, _) = try await Servers.session.data(for: request)
+        let echo = try JSONDecoder().decode(MultipartEcho.self, from: data)
+        #expect(echo.form == ["k": ["v"]])
+    }
+
     @Test(arguments: ["a\r\nb", "a\nb", "a\rb", "a\r\nContent-Type: text/html"])
     func lineBreakInMultipartNameIsRejected(name: String) async throws {
         proxy.encoding = .multipartFormData
