@@ -77,6 +77,19 @@ public struct MultipartEncoder: Sendable {
     ///
     /// The file is created or replaced. If encoding fails, it is removed.
     ///
+    /// Send the file as the request body with this encoder's ``contentType``; the returned length
+    /// is the body's `Content-Length`. `URLSession` streams the file and sets the length itself,
+    /// whereas an `httpBodyStream` goes out chunked. Delete the file when the upload is done.
+    ///
+    /// ```swift
+    /// let encoder = MultipartEncoder()
+    /// try encoder.encode(["title": "Trip", "video": .file(videoURL)], toFile: bodyURL)
+    /// var request = URLRequest(url: uploadURL)
+    /// request.httpMethod = "POST"
+    /// request.setValue(encoder.contentType, forHTTPHeaderField: "Content-Type")
+    /// let (data, response) = try await URLSession.shared.upload(for: request, fromFile: bodyURL)
+    /// ```
+    ///
     /// - Parameters:
     ///   - arguments: The arguments to encode.
     ///   - fileURL: Where to write the body.
