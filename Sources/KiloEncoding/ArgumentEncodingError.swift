@@ -22,11 +22,13 @@ public struct ArgumentEncodingError: Error, Sendable, Hashable {
         case unsupportedValue(type: String)
         case lineBreakInName
         case unreadableFile(URL, reason: String)
+        case invalidBoundary(String)
     }
 
     private let code: Code
 
-    /// The name of the argument at fault (empty for ``emptyKey``).
+    /// The name of the argument at fault (empty for ``emptyKey`` and
+    /// ``invalidBoundary(_:)``, which no argument causes).
     public let key: String
 
     private init(_ code: Code, key: String) {
@@ -92,6 +94,17 @@ public struct ArgumentEncodingError: Error, Sendable, Hashable {
         ArgumentEncodingError(.unreadableFile(url, reason: reason), key: key)
     }
 
+    /// A ``MultipartEncoder``'s boundary is not one that RFC 2046 allows: 1 to 70 characters,
+    /// each an ASCII letter or digit or one of `'()+_,-./:=?` and the space, not ending with a
+    /// space. Any other (an empty one, a `"`, a line break) would make a body that servers
+    /// cannot split into its parts, or one whose `Content-Type` cannot name it.
+    ///
+    /// - Parameter boundary: The boundary.
+    /// - Returns: The error.
+    public static func invalidBoundary(_ boundary: String) -> ArgumentEncodingError {
+        ArgumentEncodingError(.invalidBoundary(boundary), key: "")
+    }
+
     /// The file that could not be read, for an ``unreadableFile(_:url:reason:)`` error.
     public var fileURL: URL? {
         if case .unreadableFile(let url, _) = code { return url }
@@ -122,6 +135,9 @@ extension ArgumentEncodingError: LocalizedError {
             return "The argument \"\(key)\" has a line break in its name or file name."
         case .unreadableFile(let url, let reason):
             return "The file \"\(url.path)\" for argument \"\(key)\" cannot be read: \(reason)"
+        case .invalidBoundary(let boundary):
+            let shown = String(reflecting: boundary)
+            return "The multipart boundary \(shown) is not 1 to 70 characters that RFC 2046 allows."
         }
     }
 }
@@ -142,6 +158,7 @@ extension ArgumentEncodingError: CustomStringConvertible {
             cause = "unsupportedValue(\(String(reflecting: key)), type: \(String(reflecting: type)))"
         case .lineBreakInName: cause = "lineBreakInName(\(String(reflecting: key)))"
         case .unreadableFile: cause = "unreadableFile(\(String(reflecting: key)))"
+        case .invalidBoundary(let boundary): cause = "invalidBoundary(\(String(reflecting: boundary)))"
         }
         return "ArgumentEncodingError.\(cause): \(errorDescription ?? "")"
     }

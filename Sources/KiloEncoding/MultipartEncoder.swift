@@ -35,7 +35,8 @@ public struct MultipartEncoder: Sendable {
     /// Creates a multipart encoder.
     ///
     /// - Parameter boundary: The string that separates parts. The default is random; pass a
-    ///   fixed value in tests.
+    ///   fixed value in tests. One that RFC 2046 does not allow makes every encoding method throw
+    ///   ``ArgumentEncodingError/invalidBoundary(_:)`` before it writes anything.
     public init(boundary: String = MultipartEncoder.makeBoundary()) {
         self.boundary = boundary
     }
@@ -57,9 +58,9 @@ public struct MultipartEncoder: Sendable {
     /// - Parameter arguments: The arguments to encode; ``Argument/file(_:)`` values are read now.
     /// - Returns: The body bytes.
     /// - Throws: ``ArgumentEncodingError`` for an empty key, a non-finite number, a date too far
-    ///   from 1970 to send as milliseconds, a line break in a name or file name, or a file that
+    ///   from 1970 to send as milliseconds, a line break in a name or file name, a file that
     ///   cannot be read or is not a regular file (a directory, a device such as `/dev/zero`, a
-    ///   named pipe).
+    ///   named pipe), or a boundary that RFC 2046 does not allow.
     public func encode(_ arguments: [String: Argument]) throws -> Data {
         var body = Data()
         try write(arguments) { chunk in
@@ -163,6 +164,7 @@ public struct MultipartEncoder: Sendable {
     }
 
     private func validatedPairs(_ arguments: [String: Argument]) throws -> [FlatArgument] {
+        guard Self.isValidBoundary(boundary) else { throw ArgumentEncodingError.invalidBoundary(boundary) }
         let pairs = try FlatArgument.flatten(arguments)
         for pair in pairs {
             var hasLineBreak = Self.hasLineBreak(pair.name)
@@ -232,6 +234,21 @@ public struct MultipartEncoder: Sendable {
             try output(Data(buffer[start..<end]))
             start = end
         } while start < buffer.count
+    }
+
+    /// Whether `boundary` is one that RFC 2046 allows: 1 to 70 of its `bchars` (ASCII letters and
+    /// digits, `'()+_,-./:=?` and the space), not ending with a space.
+    static func isValidBoundary(_ boundary: String) -> Bool {
+        let bytes = boundary.utf8
+        guard (1...70).contains(bytes.count), bytes.last != UInt8(ascii: " ") else { return false }
+        return bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default: "'()+_,-./:=? ".utf8.contains(byte)
+            }
+        }
     }
 
     /// Whether `text` is an RFC 9110 token, which a header parameter may hold without quotes.

@@ -45,6 +45,33 @@ import Testing
         #expect(MultipartEncoder(boundary: boundary).contentType == "multipart/form-data; boundary=\(parameter)")
     }
 
+    /// A boundary that RFC 2046 does not allow would make a body that servers cannot split, or a
+    /// `Content-Type` that cannot name it: every way of encoding throws before it writes anything.
+    @Test(arguments: [
+        "", String(repeating: "b", count: 71), "a\r\nb", "a\nb", "a\"b", "a\\b", "ends with a space ", "caf\u{E9}",
+        "a;b", "tab\there",
+    ])
+    func aBoundaryThatRFC2046DoesNotAllowIsRejected(boundary: String) throws {
+        let encoder = MultipartEncoder(boundary: boundary)
+        let error = ArgumentEncodingError.invalidBoundary(boundary)
+        #expect(throws: error) { try encoder.encode(["a": "1"]) }
+        #expect(throws: error) { try encoder.validate(["a": "1"]) }
+        var chunks = 0
+        #expect(throws: error) { try encoder.write(["a": "1"]) { _ in chunks += 1 } }
+        #expect(chunks == 0)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("kilo-boundary-\(UUID().uuidString)")
+        #expect(throws: error) { try encoder.encode(["a": "1"], toFile: file) }
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(error.key.isEmpty)
+        #expect(error.localizedDescription.contains(String(reflecting: boundary)))
+    }
+
+    @Test(arguments: ["b", String(repeating: "b", count: 70), "a:b", "my boundary", "'()+_,-./:=?"])
+    func aBoundaryThatRFC2046AllowsIsUsed(boundary: String) throws {
+        let body = try MultipartEncoder(boundary: boundary).encode(["a": "1"])
+        #expect(body.utf8Text == textPart("a", "1", boundary: boundary) + "--\(boundary)--\r\n")
+    }
+
     @Test func madeBoundariesDiffer() {
         let boundaries = (0..<100).map { _ in MultipartEncoder.makeBoundary() }
         #expect(Set(boundaries).count == boundaries.count)
