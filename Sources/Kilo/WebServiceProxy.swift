@@ -221,11 +221,9 @@ public final class WebServiceProxy: Sendable {
         _ headers: [String: String],
         previous: [String: String]
     ) -> [String: String] {
-        // ASCII letters only, as ``HTTPHeaders`` compares names: a name with other letters is
-        // not an HTTP token, and must reach the request's validation to be reported.
-        let spellings = Dictionary(grouping: headers.keys) { name in
-            String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
-        }
+        // As ``HTTPHeaders`` matches names (ASCII letters only: a name with other letters is not
+        // an HTTP token, and must reach the request's validation to be reported).
+        let spellings = Dictionary(grouping: headers.keys, by: HTTPHeaders.foldedName)
         guard spellings.count < headers.count else { return headers }
         var result = headers
         for names in spellings.values where names.count > 1 {

@@ -193,6 +193,12 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         return true
     }
 
+    /// `name` with its ASCII letters in lowercase, and nothing else changed: two names are the
+    /// same field, as this type matches them, exactly when their folded names are equal.
+    package static func foldedName(_ name: String) -> String {
+        String(decoding: name.utf8.map(asciiLowercase), as: UTF8.self)
+    }
+
     private static func asciiLowercase(_ byte: UInt8) -> UInt8 {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }
