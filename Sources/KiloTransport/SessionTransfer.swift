@@ -11,9 +11,9 @@ import Foundation
 /// session's delegate queue reports the rest.
 ///
 /// `@unchecked Sendable`: every mutable property is private and only read and written under
-/// `lock`, except `completion`, `onFinish`, `resender` and `cookieStorage`, which
-/// ``prepare(completion:resender:)`` and ``whenFinished(_:)`` set before the task starts
-/// (`completion` and `resender` are then only used under `lock`, and `cookieStorage` only read).
+/// `lock`, except `completion`, `onFinish` and `resender`, which ``prepare(completion:resender:)``
+/// and ``whenFinished(_:)`` set before the task starts (`completion` and `resender` are then
+/// only used under `lock`).
 final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     let request: TransportRequest
     /// Receives the outcome; replaced by one that ignores it once it has, to let go of the
@@ -27,11 +27,6 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     /// Dropped when the transfer finishes. (Kept as values, not as a closure over them: a
     /// closure would cost every request an allocation for a resend that few ever need.)
     private var resender: (transport: URLSessionTransport, request: URLRequest)?
-    #if canImport(FoundationNetworking)
-        /// The cookie storage whose cookies go on a redirected request, or `nil` when the
-        /// session's configuration sets none; see ``URLSessionTransport``'s `cookieStorage`.
-        private var cookieStorage: HTTPCookieStorage?
-    #endif
 
     /// How many times one call may send its request again after its connection was lost before
     /// any response (libcurl itself tries 5 times).
@@ -81,9 +76,6 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     ) {
         self.completion = completion
         self.resender = resender
-        #if canImport(FoundationNetworking)
-            self.cookieStorage = resender.transport.cookieStorage
-        #endif
     }
 
     /// Sets work to run once when the transfer finishes, however it finishes; call it before
@@ -434,7 +426,8 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     #if canImport(FoundationNetworking)
         /// `redirected` with the `Cookie` field that the session's cookie storage gives its URL
         /// (see `URLRequest.settingCookies(from:keeping:)`), or as it is when the session's
-        /// configuration sets no cookies.
+        /// configuration sets no cookies (see ``URLSessionTransport``'s `cookieStorage`), or the
+        /// transfer has finished.
         ///
         /// - Parameters:
         ///   - redirected: The request a redirect leads to.
@@ -442,7 +435,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         ///     caller's own; `nil` for the one the caller gave the request, if any.
         /// - Returns: The request to follow.
         private func settingCookies(on redirected: URLRequest, keeping yourCookie: String? = nil) -> URLRequest {
-            guard let cookieStorage else { return redirected }
+            guard let cookieStorage = lock.withLock({ resender?.transport.cookieStorage }) else { return redirected }
             return redirected.settingCookies(from: cookieStorage, keeping: yourCookie ?? request.headers["Cookie"])
         }
 
