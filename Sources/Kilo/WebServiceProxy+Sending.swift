@@ -69,7 +69,7 @@ extension WebServiceProxy {
     /// and its completion leaves the transport's thread at once: the response is then mapped on
     /// the callback queue, just before the handler runs, or on a global queue first when the
     /// callback queue is the main queue. But where the completion may take its time (your
-    /// session's delegate queue) and other requests of the proxy are still in flight, the
+    /// session's delegate queue, off Linux) and other requests of the proxy are still in flight, the
     /// response is mapped there, as code that decodes in a completion handler does, before the
     /// hop: mapping and the result handlers (which often start the next request) then share two
     /// threads. A lone request hops first, which lets the session finish its task while the

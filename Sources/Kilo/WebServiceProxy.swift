@@ -76,10 +76,9 @@ public final class WebServiceProxy: Sendable {
 
     /// Creates a proxy that sends requests with a URL session.
     ///
-    /// Your session keeps its delegate and its delegate queue. On Linux each response then
-    /// passes through that queue's thread before it reaches Kilo; a proxy with a session of its
-    /// own (``init(configuration:baseURL:)``) saves that hand-off, which matters for programs that
-    /// make many requests.
+    /// Your session keeps its delegate and its delegate queue. On Linux Kilo asks the session to
+    /// hand each response to Kilo straight from its work queue, as `URLSession.data(for:)` does,
+    /// without waking the delegate queue's thread (see ``URLSessionTransport/init(session:)``).
     ///
     /// Once you invalidate the session, stop using the proxy (and the proxies made from it with
     /// ``withTimeout(_:)``): a request on an invalidated session traps, as a task made in one
@@ -97,7 +96,7 @@ public final class WebServiceProxy: Sendable {
     ///
     /// The session is invalidated when the proxy (and any proxy made from it with
     /// ``withTimeout(_:)``) goes away. On Linux it delivers each response to Kilo straight from
-    /// its work queue: the faster choice for many requests.
+    /// its work queue.
     ///
     /// - Parameters:
     ///   - configuration: The session's configuration, such as `.default` or `.ephemeral`.

@@ -19,7 +19,8 @@ import Foundation
 ///   completions to Kilo on its own work queue, which saves each request a thread hand-off.
 /// - ``init(session:)``: it uses your session as it is, with completion handlers, so your
 ///   session's delegate keeps working. Progress is reported only when a request starts and
-///   when it ends.
+///   when it ends. On Linux the session delivers most completions to Kilo on its work queue
+///   too, as it does for `URLSession.data(for:)`.
 ///
 /// A download to a file (a ``TransportRequest/responseBodyFile``) goes, on a session the
 /// transport owns on Linux, through a data task whose chunks the transport writes to the file as
@@ -86,12 +87,24 @@ public struct URLSessionTransport: CallbackTransport {
 
     /// Creates a transport that sends requests with your session, as it is.
     ///
-    /// While other callback requests of a proxy are in flight, Kilo's callback methods decode a
-    /// response on the session's delegate queue, where its completion handlers run, one response
-    /// at a time (a session's default delegate queue is serial), as code that decodes in a
-    /// completion handler does; so a response handler must not wait there for another request of
-    /// the session. They do not for `URLSession.shared`, whose queue the whole process shares, nor
-    /// when the queue runs on the main thread.
+    /// On Linux, the transport asks the session to run each task's completion handler at once, on
+    /// the session's work queue, as `URLSession.data(for:)` asks for its own tasks, rather than
+    /// on your delegate queue: a finished request reaches its caller without first waking a
+    /// delegate-queue thread, and without waiting behind whatever else that queue runs. A
+    /// request with a progress observer or a response body file is the exception: its
+    /// completion, which calls your progress handler or writes the file, still runs on the
+    /// delegate queue. Your delegate's own events (challenges, redirects, body streams) run on
+    /// the delegate queue as before. swift-corelibs-foundation keeps this choice in a property
+    /// that only its own code sets, so Kilo sets it through the runtime's description of the
+    /// task class; should a version of the platform have no such property, completions run on the
+    /// delegate queue, as without Kilo.
+    ///
+    /// Elsewhere, while other callback requests of a proxy are in flight, Kilo's callback methods
+    /// decode a response on the session's delegate queue, where its completion handlers run, one
+    /// response at a time (a session's default delegate queue is serial), as code that decodes in
+    /// a completion handler does; so a response handler must not wait there for another request
+    /// of the session. They do not for `URLSession.shared`, whose queue the whole process shares,
+    /// nor when the queue runs on the main thread.
     ///
     /// On Linux, a request without a timeout of its own, on a session whose
     /// `timeoutIntervalForRequest` has a fraction of a second, gets that timeout rounded up to
@@ -109,7 +122,9 @@ public struct URLSessionTransport: CallbackTransport {
     public init(session: URLSession = .shared) {
         self.session = session
         self.owner = nil
-        self.completionMayTakeTime = session !== URLSession.shared && !Self.deliversOnMainThread(session)
+        self.completionMayTakeTime =
+            Self.completesOnDelegateQueue && session !== URLSession.shared
+            && !Self.deliversOnMainThread(session)
         self.requestTimeout = Self.requestTimeout(for: session)
         let configuration = session.configuration
         self.configurationSendsAccept = Self.sendsAccept(configuration)
@@ -214,11 +229,11 @@ public struct URLSessionTransport: CallbackTransport {
 
     /// Starts sending a request with the session, without a Swift task.
     ///
-    /// `completion` runs on the session's delegate queue; for a session of the transport's own
-    /// on Linux (see ``init(configuration:)``), on the session's work queue, or on the
-    /// delegate's serial queue for a request with a progress observer or a response body file;
-    /// for a request that cannot be sent (bad headers, an unreadable file body), on a global
-    /// queue.
+    /// `completion` runs on the session's delegate queue; on Linux, on the session's work queue
+    /// (see ``init(session:)`` and ``init(configuration:)``), except for a request with a progress
+    /// observer or a response body file, whose completion runs on your session's delegate queue,
+    /// or on the serial queue of a session the transport owns; for a request that cannot be sent
+    /// (bad headers, an unreadable file body), on a global queue.
     ///
     /// - Parameters:
     ///   - request: The request to send.
@@ -373,9 +388,23 @@ public struct URLSessionTransport: CallbackTransport {
         #if canImport(FoundationNetworking)
             if owner == nil {
                 task.delegate = transfer  // to decline authentication challenges and resend bodies; see SessionTransfer
+                if transfer.request.progress == nil, transfer.request.responseBodyFile == nil {
+                    task.completeInline()  // finishing only hands the outcome on
+                }
             }
         #endif
         return task
+    }
+
+    /// Whether completion handlers on your session run on its delegate queue: everywhere but on
+    /// Linux, where the transport asks for them on the session's work queue (see
+    /// `URLSessionTask.completeInline()`).
+    private static var completesOnDelegateQueue: Bool {
+        #if canImport(FoundationNetworking)
+            !URLSessionTask.completesInline
+        #else
+            true
+        #endif
     }
 
     /// The file to give an upload task for a file body: the file a symbolic link names. Linux's
