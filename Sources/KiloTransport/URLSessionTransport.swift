@@ -388,9 +388,9 @@ public struct URLSessionTransport: CallbackTransport {
         #if canImport(FoundationNetworking)
             if owner == nil {
                 task.delegate = transfer  // to decline authentication challenges and resend bodies; see SessionTransfer
-                if transfer.request.progress == nil, transfer.request.responseBodyFile == nil {
-                    task.completeInline()  // finishing only hands the outcome on
-                }
+            }
+            if transfer.request.progress == nil, transfer.request.responseBodyFile == nil {
+                task.completeInline()  // finishing only hands the outcome on
             }
         #endif
         return task
