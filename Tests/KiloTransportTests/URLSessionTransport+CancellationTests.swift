@@ -9,10 +9,7 @@ import Testing
 /// What a cancelled request sends: checked against the fault server's count of the requests it
 /// received, on 127.0.0.1.
 @Suite(
-    .enabled(
-        if: ProcessInfo.processInfo.environment["KILO_FAULT_URL"] != nil,
-        "needs KILO_FAULT_URL (run Scripts/test.sh)"
-    ),
+    .needsFaultServer,
     .timeLimit(.minutes(1))
 )
 struct URLSessionTransportCancellationTests {
@@ -21,8 +18,7 @@ struct URLSessionTransportCancellationTests {
     private let baseURL: URL
 
     init() throws {
-        let string = try #require(ProcessInfo.processInfo.environment["KILO_FAULT_URL"])
-        baseURL = try #require(URL(string: string))
+        baseURL = try FaultServer.baseURL()
     }
 
     private func transport(ownSession: Bool) -> URLSessionTransport {

@@ -9,10 +9,7 @@ import FoundationNetworking
 /// and a download that fails leaves no file behind: a download task's own temporary file would
 /// stay in the temporary directory. Against the fault server on 127.0.0.1.
 @Suite(
-    .enabled(
-        if: ProcessInfo.processInfo.environment["KILO_FAULT_URL"] != nil,
-        "needs KILO_FAULT_URL (run Scripts/test.sh)"
-    ),
+    .needsFaultServer,
     .timeLimit(.minutes(1))
 )
 struct URLSessionTransportDownloadTests {
@@ -31,8 +28,7 @@ struct URLSessionTransportDownloadTests {
     }
 
     init() throws {
-        let string = try #require(ProcessInfo.processInfo.environment["KILO_FAULT_URL"])
-        baseURL = try #require(URL(string: string))
+        baseURL = try FaultServer.baseURL()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kilo-downloads-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }

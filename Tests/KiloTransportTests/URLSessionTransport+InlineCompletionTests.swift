@@ -11,10 +11,7 @@ import Testing
     /// `URLSession.data(for:)` does, not on its delegate queue: checked against the fault server,
     /// on 127.0.0.1.
     @Suite(
-        .enabled(
-            if: ProcessInfo.processInfo.environment["KILO_FAULT_URL"] != nil,
-            "needs KILO_FAULT_URL (run Scripts/test.sh)"
-        ),
+        .needsFaultServer,
         .timeLimit(.minutes(1))
     )
     struct URLSessionTransportInlineCompletionTests {
@@ -38,8 +35,7 @@ import Testing
         private let baseURL: URL
 
         init() throws {
-            let string = try #require(ProcessInfo.processInfo.environment["KILO_FAULT_URL"])
-            baseURL = try #require(URL(string: string))
+            baseURL = try FaultServer.baseURL()
         }
 
         /// The delegate queue never runs: the request ends all the same. Without the inline

@@ -3,7 +3,7 @@ import KiloTransport
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A session invalidated while a request is in flight: the request ends with an error, and the
@@ -16,18 +16,14 @@ import FoundationNetworking
 /// session would have let the task it had finish. Each test uses a session of its own, which it
 /// invalidates.
 @Suite(
-    .enabled(
-        if: ProcessInfo.processInfo.environment["KILO_FAULT_URL"] != nil,
-        "needs KILO_FAULT_URL (run Scripts/test.sh)"
-    ),
+    .needsFaultServer,
     .timeLimit(.minutes(1))
 )
 struct URLSessionTransportInvalidationTests {
     private let baseURL: URL
 
     init() throws {
-        let string = try #require(ProcessInfo.processInfo.environment["KILO_FAULT_URL"])
-        baseURL = try #require(URL(string: string))
+        baseURL = try FaultServer.baseURL()
     }
 
     /// `session`: a transport on a caller's session; `owned`: one with a session of its own,
