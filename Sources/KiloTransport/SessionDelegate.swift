@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// The delegate of a session that ``URLSessionTransport`` owns: it routes each task's events to
-/// the ``SessionTransfer`` that started it.
+/// the ``SessionTransfer`` that started it. On Linux a task with a completion handler has its
+/// transfer as its own task delegate instead, and is not registered here.
 ///
 /// It is not a download delegate. On Linux a download to a file is a data task whose chunks come
 /// here and are written to the file at once, on the session's work queue; elsewhere downloads use

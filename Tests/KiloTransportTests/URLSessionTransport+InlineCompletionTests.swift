@@ -64,6 +64,10 @@ import Testing
         /// (swift-corelibs-foundation #5412), because it cancels the task while the Swift task's
         /// status is locked, and the work queue resumes it at the same moment. The transport
         /// cancels from another thread, so every request ends, with its response or cancelled.
+        /// Where `cancellationRacingCompletionNeverHangs` runs many requests at once against
+        /// httpbin, this one runs one at a time against the fault server, each cancel a step
+        /// later into its round trip. With the transport cancelling on the spot, it hung in three
+        /// runs of three: a regression here hangs the run rather than failing it.
         @Test func requestsCancelledAsTheirResponsesArriveAllEnd() async throws {
             let transport = URLSessionTransport(session: Self.sessionWithoutACache)
             let request = TransportRequest(method: .get, url: try #require(URL(string: "ok", relativeTo: baseURL)))
