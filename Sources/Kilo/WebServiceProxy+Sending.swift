@@ -69,11 +69,11 @@ extension WebServiceProxy {
     /// and its completion leaves the transport's thread at once: the response is then mapped on
     /// the callback queue, just before the handler runs, or on a global queue first when the
     /// callback queue is the main queue. But where the completion may take its time (your
-    /// session's delegate queue, off Linux) and other requests of the proxy are still in flight, the
-    /// response is mapped there, as code that decodes in a completion handler does, before the
-    /// hop: mapping and the result handlers (which often start the next request) then share two
-    /// threads. A lone request hops first, which lets the session finish its task while the
-    /// callback queue maps. Any other transport, and a request with a streamed multipart body
+    /// session's delegate queue, on Apple platforms) and other requests of the proxy are still in
+    /// flight, the response is mapped there, as code that decodes in a completion handler does,
+    /// before the hop: mapping and the result handlers (which often start the next request) then
+    /// share two threads. A lone request hops first, which lets the session finish its task while
+    /// the callback queue maps. Any other transport, and a request with a streamed multipart body
     /// (which must first be written to a file), runs in a task, which maps the response before it
     /// hops to the callback queue.
     ///

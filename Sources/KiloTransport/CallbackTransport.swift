@@ -9,8 +9,8 @@
 package protocol CallbackTransport: Transport {
     /// Whether `completion` runs where it may take its time, such as decoding the response: on a
     /// queue that only finishes requests, as a caller's session's delegate queue does on Apple
-    /// platforms, and not on the main thread. Kilo then maps the response there, before it hands the result to the
-    /// callback queue, as code that decodes in a completion handler does.
+    /// platforms, and not on the main thread. Kilo then maps the response there, before it hands
+    /// the result to the callback queue, as code that decodes in a completion handler does.
     var completionMayTakeTime: Bool { get }
 
     /// Starts sending a request, and calls `completion` exactly once with the response,
