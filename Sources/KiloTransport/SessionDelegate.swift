@@ -144,6 +144,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     ) {
         #if canImport(FoundationNetworking)
             guard let transfer = transfer(for: task) else {
+                // A task cancelled (or ended) must get no answer, on which the session would trap (see
+                // SessionTransfer.answeringRedirect(of:with:)); its cancellation ends it.
+                guard task.state == .running else { return }
                 let request = request.strippedForRedirect(from: response.url)
                 completionHandler(cookieStorage.map { request.settingCookies(from: $0, keeping: nil) } ?? request)
                 return

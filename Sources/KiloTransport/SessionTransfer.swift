@@ -58,6 +58,12 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     private var attempt = 0
     /// The number of redirects followed on new tasks, to send the body again.
     private var redirectsFollowed = 0
+    /// Whether the current task waits for the answer to a redirect (see
+    /// ``answeringRedirect(of:with:)``): ``cancel()`` then waits for the answer.
+    private var isRedirectPending = false
+    /// Whether ``cancel()`` came while a redirect was pending, and cancels the task once it has
+    /// been answered.
+    private var cancelsAfterRedirect = false
 
     init(_ request: TransportRequest) {
         self.request = request
@@ -101,10 +107,16 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         task.resume()
     }
 
-    /// Cancels the task if it has started, or marks it to be cancelled when it starts.
+    /// Cancels the task if it has started, or marks it to be cancelled when it starts, or, while
+    /// it waits for the answer to a redirect, once that answer is given (see
+    /// ``answeringRedirect(of:with:)``).
     func cancel() {
-        let task = lock.withLock {
+        let task = lock.withLock { () -> URLSessionTask? in
             isCancelled = true
+            guard !isRedirectPending else {
+                cancelsAfterRedirect = true
+                return nil
+            }
             return self.task
         }
         if let task {
@@ -401,6 +413,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         #if canImport(FoundationNetworking)
+            guard let completionHandler = answeringRedirect(of: task, with: completionHandler) else { return }
             let request = request.strippedForRedirect(from: response.url)
             guard let yours = Self.callersDelegate(of: session) else {
                 follow(settingCookies(on: request), from: task, completionHandler: completionHandler)
@@ -424,6 +437,48 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     }
 
     #if canImport(FoundationNetworking)
+        /// The completion handler to answer `task`'s redirect with, or `nil` when the task is being
+        /// cancelled and must get no answer.
+        ///
+        /// swift-corelibs-foundation (6.3.1) traps ("Received callback for HTTP redirection, but
+        /// we're not waiting for it") when a redirect is answered after its task was cancelled: the
+        /// cancellation ends the wait, and the answer then finds none. So a task being cancelled
+        /// gets no answer, and its cancellation ends it with `URLError.cancelled`; a ``cancel()``
+        /// that comes while the redirect waits for its answer (your session's delegate may take
+        /// its time) cancels the task in place of the answer. A task that something else
+        /// cancels (`invalidateAndCancel()`) is known by its state: on a session the transport
+        /// owns, which asks about redirects on its work queue, where a cancellation starts, that
+        /// is exact; on your session it is checked just before the answer.
+        private func answeringRedirect(
+            of task: URLSessionTask,
+            with completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) -> (@Sendable (URLRequest?) -> Void)? {
+            guard task.state == .running else { return nil }
+            let isCurrent: Bool? = lock.withLock {
+                guard task === self.task else { return false }
+                guard !isCancelled else { return nil }  // its cancellation is on its way
+                isRedirectPending = true
+                return true
+            }
+            guard let isCurrent else { return nil }
+            return { [self] redirected in
+                let cancelsInstead = isCurrent && lock.withLock { cancelsAfterRedirect }
+                if !cancelsInstead, task.state == .running {
+                    // The session takes the answer onto its work queue here, ahead of any
+                    // cancellation that starts after it.
+                    completionHandler(redirected)
+                }
+                guard isCurrent else { return }
+                let cancelsNow = lock.withLock {
+                    defer { (isRedirectPending, cancelsAfterRedirect) = (false, false) }
+                    return cancelsAfterRedirect
+                }
+                if cancelsNow {
+                    Self.cancelAsynchronously(task)
+                }
+            }
+        }
+
         /// `redirected` with the `Cookie` field that the session's cookie storage gives its URL
         /// (see `URLRequest.settingCookies(from:keeping:)`), or as it is when the session's
         /// configuration sets no cookies (see ``URLSessionTransport``'s `cookieStorage`), or the

@@ -15,6 +15,11 @@ import Testing
 struct URLSessionTransportCancellationTests {
     private static let session = URLSession(configuration: .ephemeral)
     private static let owningTransport = URLSessionTransport(configuration: .ephemeral)
+    private static let sessionWithoutACache: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil  // a cached response's lookup has a crash of its own
+        return URLSession(configuration: configuration)
+    }()
     private let baseURL: URL
 
     init() throws {
@@ -59,6 +64,66 @@ struct URLSessionTransportCancellationTests {
         }
         // Every request has ended: one that was sent has been received by now.
         #expect(try await count(key) == 0)
+    }
+
+    /// A request cancelled as its redirect arrives, at each step of a loopback round trip, on
+    /// your session (without a URL cache, whose lookup has a crash of its own) and on a session of
+    /// the transport's own, with a redirect that the session follows (302 GET) and one that the
+    /// transport follows on a new task with the body (307 PUT). Before the fix, Linux's
+    /// URLSession got the redirect's answer after the cancellation had ended its wait, and ended
+    /// the process (`Received callback for HTTP redirection, but we're not waiting for it`) in
+    /// every run of each case; now every request ends, cancelled or with its response.
+    @Test(arguments: [false, true], [302, 307])
+    func requestsCancelledAsTheirRedirectsArriveAllEnd(ownSession: Bool, code: Int) async throws {
+        let transport = ownSession ? Self.owningTransport : URLSessionTransport(session: Self.sessionWithoutACache)
+        let request =
+            code == 302
+            ? TransportRequest(method: .get, url: try #require(URL(string: "redirect-to?url=/ok", relativeTo: baseURL)))
+            : TransportRequest(
+                method: .put,
+                url: try #require(URL(string: "redirect-to?url=/echo&code=307", relativeTo: baseURL)),
+                headers: ["Content-Type": "text/plain"],
+                body: .data(Data("kept".utf8))
+            )
+        var outcomes: [String: Int] = [:]
+        for index in 0..<1000 {
+            let task = Task { try await transport.send(request) }
+            try await Task.sleep(for: .microseconds(50 * (index % 40)))
+            task.cancel()
+            do {
+                #expect(try await task.value.statusCode == 200)
+                outcomes["ok", default: 0] += 1
+            } catch let error as URLError where error.code == .cancelled {
+                outcomes["cancelled", default: 0] += 1
+            }
+        }
+        #expect(outcomes["cancelled", default: 0] > 0, "the race was run: \(outcomes)")
+    }
+
+    /// A request cancelled while your session's delegate decides about its redirect ends with
+    /// `URLError.cancelled`, and the process goes on once the delegate answers. Before the fix,
+    /// the answer reached Linux's URLSession after the cancellation, which ended the process.
+    @Test(arguments: [302, 307])
+    func aRequestCancelledWhileYourDelegateDecidesARedirectIsCancelled(code: Int) async throws {
+        let delegate = SlowRedirectDelegate()
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+        let request = TransportRequest(
+            method: .put,
+            url: try #require(URL(string: "redirect-to?url=/echo&code=\(code)", relativeTo: baseURL)),
+            headers: ["Content-Type": "text/plain"],
+            body: .data(Data("kept".utf8))
+        )
+        let transport = URLSessionTransport(session: session)
+        let task = Task { try await transport.send(request) }
+        await delegate.wasAsked.wait()
+        task.cancel()
+        let error = await #expect(throws: URLError.self) { try await task.value }
+        #expect(error?.code == .cancelled)
+        await delegate.hasAnswered.wait()
+        try await Task.sleep(for: .milliseconds(200))  // the session takes the answer on its work queue
     }
 
     #if canImport(FoundationNetworking)
@@ -133,4 +198,57 @@ struct URLSessionTransportCancellationTests {
             return formatter.string(from: date)
         }
     #endif
+}
+
+/// A session delegate that takes half a second to follow each redirect, and says when it is asked
+/// and when it has answered.
+private final class SlowRedirectDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    let wasAsked = Signal()
+    let hasAnswered = Signal()
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        wasAsked.send()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) {
+            completionHandler(request)
+            self.hasAnswered.send()
+        }
+    }
+}
+
+/// Something that happens once, which a test can wait for.
+private final class Signal: @unchecked Sendable {
+    /// Only under `lock`.
+    private var hasHappened = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private let lock = NSLock()
+
+    func send() {
+        let waiting = lock.withLock {
+            hasHappened = true
+            defer { self.waiting = [] }
+            return self.waiting
+        }
+        waiting.forEach { $0.resume() }
+    }
+
+    /// Returns once ``send()`` has been called.
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let resumeNow = lock.withLock {
+                if !hasHappened {
+                    waiting.append(continuation)
+                }
+                return hasHappened
+            }
+            if resumeNow {
+                continuation.resume()
+            }
+        }
+    }
 }
