@@ -101,11 +101,11 @@ struct URLSessionTransportCancellationTests {
     }
 
     /// A request cancelled while your session's delegate decides about its redirect ends with
-    /// `URLError.cancelled`, and the process goes on once the delegate answers. Before the fix,
+    /// `URLError.cancelled`, and the process goes on once the delegate answers, just after. Before the fix,
     /// the answer reached Linux's URLSession after the cancellation, which ended the process.
     @Test(arguments: [302, 307])
     func aRequestCancelledWhileYourDelegateDecidesARedirectIsCancelled(code: Int) async throws {
-        let delegate = SlowRedirectDelegate()
+        let delegate = HeldRedirectDelegate()
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
@@ -120,6 +120,7 @@ struct URLSessionTransportCancellationTests {
         let task = Task { try await transport.send(request) }
         await delegate.wasAsked.wait()
         task.cancel()
+        delegate.mayAnswer.send()  // only now, however slowly this test runs
         let error = await #expect(throws: URLError.self) { try await task.value }
         #expect(error?.code == .cancelled)
         await delegate.hasAnswered.wait()
@@ -200,10 +201,11 @@ struct URLSessionTransportCancellationTests {
     #endif
 }
 
-/// A session delegate that takes half a second to follow each redirect, and says when it is asked
-/// and when it has answered.
-private final class SlowRedirectDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+/// A session delegate that follows each redirect only once its test lets it, and says when it is
+/// asked and when it has answered.
+private final class HeldRedirectDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     let wasAsked = Signal()
+    let mayAnswer = Signal()
     let hasAnswered = Signal()
 
     func urlSession(
@@ -214,9 +216,10 @@ private final class SlowRedirectDelegate: NSObject, URLSessionTaskDelegate, Send
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         wasAsked.send()
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) {
+        Task {
+            await mayAnswer.wait()
             completionHandler(request)
-            self.hasAnswered.send()
+            hasAnswered.send()
         }
     }
 }
