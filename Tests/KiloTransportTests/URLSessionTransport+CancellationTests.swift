@@ -85,10 +85,42 @@ struct URLSessionTransportCancellationTests {
                 headers: ["Content-Type": "text/plain"],
                 body: .data(Data("kept".utf8))
             )
+        let outcomes = try await Self.cancel(request, on: transport, times: 1000, steppingBy: 50, over: 40)
+        #expect(outcomes["cancelled", default: 0] > 0, "the race was run: \(outcomes)")
+    }
+
+    /// Cancellation racing the response: `URLSession.data(for:)` deadlocks here on Swift 6.3.1
+    /// (swift-corelibs-foundation #5412), because it cancels the task while the Swift task's
+    /// status is locked, and the session's work queue, where the transport's completions run on
+    /// Linux, resumes it at the same moment. The transport cancels from another thread, so every
+    /// request ends, with its response or cancelled. Where `cancellationRacingCompletionNeverHangs`
+    /// runs many requests at once against httpbin, this one runs one at a time against the fault
+    /// server, each cancel a step later into its round trip. With the transport cancelling on the
+    /// spot, it hung in three runs of three: a regression here hangs the run rather than failing it.
+    @Test func requestsCancelledAsTheirResponsesArriveAllEnd() async throws {
+        let transport = URLSessionTransport(session: Self.sessionWithoutACache)
+        let request = TransportRequest(method: .get, url: try #require(URL(string: "ok", relativeTo: baseURL)))
+        let outcomes = try await Self.cancel(request, on: transport, times: 2000, steppingBy: 25, over: 20)
+        #expect(outcomes["cancelled", default: 0] > 0, "the race was run: \(outcomes)")
+    }
+
+    /// Sends `request` `times` times, one at a time, cancelling each after a delay that grows by
+    /// `step` microseconds from one request to the next and starts again at 0 after `steps`
+    /// requests, so that the cancels fall at every point of a loopback round trip.
+    ///
+    /// - Returns: How many requests ended `"ok"` (status 200) and how many `"cancelled"`; any
+    ///   other outcome fails the test.
+    private static func cancel(
+        _ request: TransportRequest,
+        on transport: URLSessionTransport,
+        times: Int,
+        steppingBy step: Int,
+        over steps: Int
+    ) async throws -> [String: Int] {
         var outcomes: [String: Int] = [:]
-        for index in 0..<1000 {
+        for index in 0..<times {
             let task = Task { try await transport.send(request) }
-            try await Task.sleep(for: .microseconds(50 * (index % 40)))
+            try await Task.sleep(for: .microseconds(step * (index % steps)))
             task.cancel()
             do {
                 #expect(try await task.value.statusCode == 200)
@@ -97,7 +129,7 @@ struct URLSessionTransportCancellationTests {
                 outcomes["cancelled", default: 0] += 1
             }
         }
-        #expect(outcomes["cancelled", default: 0] > 0, "the race was run: \(outcomes)")
+        return outcomes
     }
 
     /// A request cancelled while your session's delegate decides about its redirect ends with
