@@ -59,11 +59,10 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     /// The number of redirects followed on new tasks, to send the body again.
     private var redirectsFollowed = 0
     /// Whether the current task waits for the answer to a redirect (see
-    /// ``answeringRedirect(of:with:)``): ``cancel()`` then waits for the answer.
+    /// ``answeringRedirect(of:with:)``): ``cancel()`` then waits for the answer. A redirect is
+    /// pending only while the transfer was not cancelled when it came, so `isCancelled` during
+    /// it means that ``cancel()`` came meanwhile.
     private var isRedirectPending = false
-    /// Whether ``cancel()`` came while a redirect was pending, and cancels the task once it has
-    /// been answered.
-    private var cancelsAfterRedirect = false
 
     init(_ request: TransportRequest) {
         self.request = request
@@ -113,11 +112,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     func cancel() {
         let task = lock.withLock { () -> URLSessionTask? in
             isCancelled = true
-            guard !isRedirectPending else {
-                cancelsAfterRedirect = true
-                return nil
-            }
-            return self.task
+            return isRedirectPending ? nil : self.task  // the answer's turn to cancel it
         }
         if let task {
             Self.cancelAsynchronously(task)
@@ -462,7 +457,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
             }
             guard let isCurrent else { return nil }
             return { [self] redirected in
-                let cancelsInstead = isCurrent && lock.withLock { cancelsAfterRedirect }
+                let cancelsInstead = isCurrent && lock.withLock { isCancelled }
                 if !cancelsInstead, task.state == .running {
                     // The session takes the answer onto its work queue here, ahead of any
                     // cancellation that starts after it.
@@ -470,8 +465,8 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
                 }
                 guard isCurrent else { return }
                 let cancelsNow = lock.withLock {
-                    defer { (isRedirectPending, cancelsAfterRedirect) = (false, false) }
-                    return cancelsAfterRedirect
+                    isRedirectPending = false
+                    return isCancelled
                 }
                 if cancelsNow {
                     Self.cancelAsynchronously(task)
