@@ -9,7 +9,7 @@ import Testing
 /// What a cancelled request sends: checked against the fault server's count of the requests it
 /// received, on 127.0.0.1.
 @Suite(
-    .needsFaultServer,
+    .needs(.fault),
     .timeLimit(.minutes(1))
 )
 struct URLSessionTransportCancellationTests {
@@ -23,7 +23,7 @@ struct URLSessionTransportCancellationTests {
     private let baseURL: URL
 
     init() throws {
-        baseURL = try FaultServer.baseURL()
+        baseURL = try LoopbackServer.fault.baseURL()
     }
 
     private func transport(ownSession: Bool) -> URLSessionTransport {

@@ -9,10 +9,7 @@ import Testing
 /// The session's cookie storage works across requests and redirects, as it does for a session
 /// used without Kilo: real requests to httpbin's `/cookies` on 127.0.0.1.
 @Suite(
-    .enabled(
-        if: ProcessInfo.processInfo.environment["KILO_HTTPBIN_URL"] != nil,
-        "needs KILO_HTTPBIN_URL (run Scripts/test.sh)"
-    )
+    .needs(.httpbin)
 )
 struct URLSessionTransportCookieTests {
     /// Sessions made once, as sessions should be, each with a cookie storage of its own (an
@@ -48,8 +45,7 @@ struct URLSessionTransportCookieTests {
     private let baseURL: URL
 
     init() throws {
-        let string = try #require(ProcessInfo.processInfo.environment["KILO_HTTPBIN_URL"])
-        baseURL = try #require(URL(string: string))
+        baseURL = try LoopbackServer.httpbin.baseURL()
     }
 
     private func transport(_ mode: SessionMode) -> URLSessionTransport {
@@ -106,10 +102,7 @@ struct URLSessionTransportCookieTests {
 /// a redirect, so the requests here go through httpbin's `/redirect-to`; the first request, to
 /// `/redirect-to` itself, is the platform's to choose for.
 @Suite(
-    .enabled(
-        if: ProcessInfo.processInfo.environment["KILO_HTTPBIN_URL"] != nil,
-        "needs KILO_HTTPBIN_URL (run Scripts/test.sh)"
-    )
+    .needs(.httpbin)
 )
 struct URLSessionTransportCookieMatchingTests {
     private static let session = URLSession(configuration: .ephemeral)
@@ -125,8 +118,7 @@ struct URLSessionTransportCookieMatchingTests {
     private let baseURL: URL
 
     init() throws {
-        let string = try #require(ProcessInfo.processInfo.environment["KILO_HTTPBIN_URL"])
-        baseURL = try #require(URL(string: string))
+        baseURL = try LoopbackServer.httpbin.baseURL()
     }
 
     private func transport(_ mode: SessionMode) -> URLSessionTransport {
@@ -211,18 +203,15 @@ struct URLSessionTransportCookieMatchingTests {
 /// A `Cookie` field that your session's delegate sets on a redirect goes with it when no stored
 /// cookie does, as it did before Kilo chose the cookies of redirects itself.
 @Suite(
-    .enabled(
-        if: ProcessInfo.processInfo.environment["KILO_HTTPBIN_URL"] != nil,
-        "needs KILO_HTTPBIN_URL (run Scripts/test.sh)"
-    )
+    .needs(.httpbin)
 )
 struct URLSessionTransportDelegateCookieTests {
     @Test(.timeLimit(.minutes(1)))
     func aCookieYourDelegateSetsOnARedirectIsKept() async throws {
-        let string = try #require(ProcessInfo.processInfo.environment["KILO_HTTPBIN_URL"])
+        let baseURL = try LoopbackServer.httpbin.baseURL()
         let session = URLSession(configuration: .ephemeral, delegate: CookieSettingDelegate(), delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
-        let url = try #require(URL(string: "redirect-to?url=%2Fanything", relativeTo: URL(string: string))?.absoluteURL)
+        let url = try #require(URL(string: "redirect-to?url=%2Fanything", relativeTo: baseURL)?.absoluteURL)
         let response = try await URLSessionTransport(session: session).send(TransportRequest(method: .get, url: url))
         struct Echo: Decodable { var headers: [String: String] }
         #expect(try JSONDecoder().decode(Echo.self, from: response.body).headers["Cookie"] == "fromDelegate=1")

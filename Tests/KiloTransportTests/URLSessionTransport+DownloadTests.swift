@@ -9,7 +9,7 @@ import FoundationNetworking
 /// and a download that fails leaves no file behind: a download task's own temporary file would
 /// stay in the temporary directory. Against the fault server on 127.0.0.1.
 @Suite(
-    .needsFaultServer,
+    .needs(.fault),
     .timeLimit(.minutes(1))
 )
 struct URLSessionTransportDownloadTests {
@@ -28,7 +28,7 @@ struct URLSessionTransportDownloadTests {
     }
 
     init() throws {
-        baseURL = try FaultServer.baseURL()
+        baseURL = try LoopbackServer.fault.baseURL()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kilo-downloads-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }

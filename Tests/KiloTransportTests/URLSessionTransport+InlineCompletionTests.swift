@@ -11,7 +11,7 @@ import Testing
     /// `URLSession.data(for:)` does, not on its delegate queue: checked against the fault server,
     /// on 127.0.0.1.
     @Suite(
-        .needsFaultServer,
+        .needs(.fault),
         .timeLimit(.minutes(1))
     )
     struct URLSessionTransportInlineCompletionTests {
@@ -30,7 +30,7 @@ import Testing
         private let baseURL: URL
 
         init() throws {
-            baseURL = try FaultServer.baseURL()
+            baseURL = try LoopbackServer.fault.baseURL()
         }
 
         /// The delegate queue never runs: the request ends all the same. Without the inline

@@ -16,14 +16,14 @@ import Testing
 /// session would have let the task it had finish. Each test uses a session of its own, which it
 /// invalidates.
 @Suite(
-    .needsFaultServer,
+    .needs(.fault),
     .timeLimit(.minutes(1))
 )
 struct URLSessionTransportInvalidationTests {
     private let baseURL: URL
 
     init() throws {
-        baseURL = try FaultServer.baseURL()
+        baseURL = try LoopbackServer.fault.baseURL()
     }
 
     /// `session`: a transport on a caller's session; `owned`: one with a session of its own,

@@ -9,10 +9,7 @@ import FoundationNetworking
 /// A session of yours keeps its delegate: it answers authentication challenges as it would
 /// without Kilo, against httpbin's `/basic-auth/{user}/{password}` on 127.0.0.1.
 @Suite(
-    .enabled(
-        if: ProcessInfo.processInfo.environment["KILO_HTTPBIN_URL"] != nil,
-        "needs KILO_HTTPBIN_URL (run Scripts/test.sh)"
-    )
+    .needs(.httpbin)
 )
 struct URLSessionTransportSessionDelegateTests {
     /// One session for the suite, never invalidated (see URLSessionTransportTests).
@@ -22,8 +19,7 @@ struct URLSessionTransportSessionDelegateTests {
     private let baseURL: URL
 
     init() throws {
-        let string = try #require(ProcessInfo.processInfo.environment["KILO_HTTPBIN_URL"])
-        baseURL = try #require(URL(string: string))
+        baseURL = try LoopbackServer.httpbin.baseURL()
     }
 
     /// Sends a GET of `/basic-auth/{user}/{password}` as a user of its own whose name starts with
@@ -85,10 +81,7 @@ struct URLSessionTransportSessionDelegateTests {
     /// and again: the transport declines the challenge, and returns its response.
     @Test(.timeLimit(.minutes(1)))
     func yourDelegatesCredentialsForAnotherOriginAreNotSentToTheFirst() async throws {
-        let faultURL = try #require(
-            ProcessInfo.processInfo.environment["KILO_FAULT_URL"].flatMap(URL.init(string:)),
-            "KILO_FAULT_URL is not set"
-        )
+        let faultURL = try LoopbackServer.fault.baseURL()
         let user = "\(ChallengeAnsweringDelegate.credentialUser)-\(UUID().uuidString)"
         let port = try #require(baseURL.port)
         let target = "http://localhost:\(port)/basic-auth/\(user)/secret"

@@ -15,10 +15,7 @@ import Darwin
 ///
 /// `Scripts/test.sh` starts httpbin and sets `KILO_HTTPBIN_URL`; without it the suite is skipped.
 @Suite(
-    .enabled(
-        if: ProcessInfo.processInfo.environment["KILO_HTTPBIN_URL"] != nil,
-        "needs KILO_HTTPBIN_URL (run Scripts/test.sh)"
-    )
+    .needs(.httpbin)
 )
 struct URLSessionTransportTests {
     /// One session for the whole suite: creating and invalidating sessions per request has been
@@ -39,8 +36,7 @@ struct URLSessionTransportTests {
     private let baseURL: URL
 
     init() throws {
-        let string = try #require(ProcessInfo.processInfo.environment["KILO_HTTPBIN_URL"])
-        baseURL = try #require(URL(string: string))
+        baseURL = try LoopbackServer.httpbin.baseURL()
     }
 
     /// What httpbin says it received.
