@@ -1,72 +1,99 @@
 import Foundation
 import KiloTransport
 
-/// A request started by one of ``WebServiceProxy``'s callback methods.
+/// A request started by one of ``WebServiceProxy``'s callback methods: monitor it, or cancel it.
 ///
-/// Keep it to cancel the request; discard it otherwise. Cancelling stops the transfer, and the
-/// result handler is then called exactly once, with `URLError(.cancelled)`, unless it had been
-/// called already.
+/// Its ``state`` tells whether it is running, completed or cancelled, and its ``progress`` is a
+/// Foundation `Progress` an app can bind to a progress view, fed by the transport as bytes move
+/// (cancelling the `Progress` cancels the request). Cancelling stops the transfer, and the result
+/// handler is then called exactly once, with `URLError(.cancelled)`, unless it had been called
+/// already.
 public final class RequestTask: Sendable {
-    private struct State: Sendable {
+    /// Where a request stands.
+    public enum State: Sendable, Hashable {
+        /// Sent, or being sent; its handler has not run.
+        case running
+        /// Its handler has run with its outcome, success or failure.
+        case completed
+        /// It was cancelled before its handler ran.
+        case cancelled
+    }
+
+    private struct Status: Sendable {
+        var state = State.running
         var isCancelled = false
-        /// Whether the transport has reported the end of the request.
-        var isCompleted = false
-        /// The transport's request, or the Swift task that does the work, to cancel; `nil` until
-        /// it has started.
-        var work: TransportTask?
+        /// The Swift task that does the work, to cancel; `nil` until it has started.
+        var work: Task<Void, Never>?
     }
 
-    private let state: Locked<State>
+    private let status = Locked(Status())
 
-    /// A task whose work starts later; see the `attach` methods.
+    /// The request's progress, in bytes sent and received: its total is the body to send plus
+    /// the response's announced length (unknown, -1, until a response announces one).
+    public let progress: Progress
+
+    /// A task whose work starts later; see ``attach(_:)``.
     init() {
-        state = Locked(State())
+        progress = Progress(totalUnitCount: -1)
+        progress.cancellationHandler = { [weak self] in self?.cancel() }
     }
 
-    /// Attaches the Swift task that does the work; if the task was cancelled already, cancels it
-    /// at once.
+    /// Attaches the Swift task that does the work; if the request was cancelled already, cancels
+    /// it at once.
     func attach(_ task: Task<Void, Never>) {
-        attach(TransportTask { task.cancel() })
-    }
-
-    /// Attaches the transport's request; if the task was cancelled already, cancels it at once.
-    func attach(_ transportTask: TransportTask) {
-        let cancelNow = state.withLock { state in
-            state.work = transportTask
-            return state.isCancelled
+        let cancelNow = status.withLock { status in
+            status.work = task
+            return status.isCancelled
         }
         if cancelNow {
-            transportTask.cancel()
+            task.cancel()
         }
     }
 
-    /// Records the transport's report that the request ended; `false` if one came already, so
-    /// that a transport that reports twice cannot call the result handler twice.
-    func claimCompletion() -> Bool {
-        state.withLock { state in
-            defer { state.isCompleted = true }
-            return !state.isCompleted
+    /// A progress observer that keeps ``progress`` current and passes each report on to
+    /// `observer`, the caller's.
+    func observer(reportingTo observer: ProgressObserver?) -> ProgressObserver {
+        ProgressObserver { [progress] transfer in
+            let expected = (transfer.expectedBytesToSend ?? 0) + (transfer.expectedBytesToReceive ?? -1)
+            progress.totalUnitCount = transfer.expectedBytesToReceive == nil ? -1 : expected
+            progress.completedUnitCount = transfer.bytesSent + transfer.bytesReceived
+            observer?.report(transfer)
         }
     }
 
-    /// `outcome`, or `URLError(.cancelled)` without evaluating it if the request was cancelled:
-    /// cancellation that comes before the result is mapped, or before it is delivered, wins.
-    func unlessCancelled<T>(_ outcome: @autoclosure () -> Result<T, any Error>) -> Result<T, any Error> {
-        isCancelled ? .failure(URLError(.cancelled)) : outcome()
+    /// The outcome for the handler, and the request's end: cancellation before the handler runs
+    /// wins, unless the success is final (a download has replaced its destination).
+    func complete<T>(with outcome: Result<T, any Error>, successIsFinal: Bool) -> Result<T, any Error> {
+        let isCancelled = status.withLock { status in
+            let wins = status.isCancelled && !(successIsFinal && (try? outcome.get()) != nil)
+            status.state = wins ? .cancelled : .completed
+            status.work = nil
+            return wins
+        }
+        if !isCancelled, case .success = outcome, progress.totalUnitCount < 0 {
+            progress.totalUnitCount = progress.completedUnitCount
+        }
+        return isCancelled ? .failure(URLError(.cancelled)) : outcome
     }
 
-    /// Cancels the request.
+    /// Cancels the request, unless its handler has run; the handler then receives
+    /// `URLError(.cancelled)`.
     public func cancel() {
-        let work = state.withLock { state -> TransportTask? in
-            guard !state.isCancelled else { return nil }
-            state.isCancelled = true
-            return state.work
+        let work = status.withLock { status -> Task<Void, Never>? in
+            guard !status.isCancelled, status.state == .running else { return nil }
+            status.isCancelled = true
+            return status.work
         }
         work?.cancel()
     }
 
-    /// Whether ``cancel()`` has been called.
+    /// Whether ``cancel()`` was called before the handler ran.
     public var isCancelled: Bool {
-        state.withLock { $0.isCancelled }
+        status.withLock { $0.isCancelled }
+    }
+
+    /// Whether the request is running, completed or cancelled.
+    public var state: State {
+        status.withLock { $0.state }
     }
 }

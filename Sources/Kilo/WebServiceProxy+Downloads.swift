@@ -6,7 +6,7 @@ import KiloTransport
 extension WebServiceProxy {
     /// The most bytes of an error response's body that a download keeps in its
     /// ``WebServiceError``.
-    public static let downloadErrorBodyLimit = 1024 * 1024
+    public static let downloadErrorBodyLimit = errorBodyLimit
 
     /// Downloads an operation's response body to a file.
     ///
@@ -86,6 +86,7 @@ extension WebServiceProxy {
         var prepared = try makeRequest(method, path: path, arguments: arguments, content: nil, progress: progress)
         prepared.request.responseBodyFile = destination.deletingLastPathComponent()
             .appendingPathComponent(Self.partialName(for: destination.lastPathComponent))
+        prepared.request.maximumBodySize = currentSettings.limits.maximumDownloadSize.map { Int(clamping: $0) }
         return prepared
     }
 
@@ -150,7 +151,7 @@ extension WebServiceProxy {
                 throw WebServiceError(
                     statusCode: response.statusCode,
                     headers: response.headers,
-                    body: try Self.prefix(of: partial, count: Self.downloadErrorBodyLimit)
+                    body: response.body
                 )
             }
             if !FileManager.default.fileExists(atPath: partial.path) {
@@ -166,13 +167,5 @@ extension WebServiceProxy {
             }
             return response.headers
         }
-    }
-
-    /// The first `count` bytes of a file, or no bytes when there is no file.
-    private static func prefix(of file: URL, count: Int) throws -> Data {
-        guard FileManager.default.fileExists(atPath: file.path) else { return Data() }
-        let handle = try FileHandle(forReadingFrom: file)
-        defer { try? handle.close() }  // Read-only: closing cannot lose data.
-        return try handle.read(upToCount: count) ?? Data()
     }
 }

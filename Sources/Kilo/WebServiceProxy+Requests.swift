@@ -77,7 +77,9 @@ extension WebServiceProxy {
             headers: headers,
             body: body,
             timeoutInterval: settings.timeoutInterval,
-            progress: progress.map(ProgressObserver.init)
+            progress: progress.map(ProgressObserver.init),
+            maximumBodySize: settings.limits.maximumBodySize,
+            deadline: settings.limits.deadline
         )
         try request.validate()
         return PreparedRequest(request: request, streamedBody: streamedBody)

@@ -64,11 +64,6 @@ public final class WebServiceProxy: Sendable {
     public let transport: any Transport
 
     private let settings: Locked<Settings>
-    /// The transport, if it can report the end of a request without a Swift task.
-    let callbackTransport: (any CallbackTransport)?
-    /// How many of this proxy's callback requests are waiting for a response; see the two
-    /// `start` methods.
-    let callbacksInFlight = InFlightCount()
     /// Whether a request that expects JSON, and has no `Accept` field, gets
     /// `Accept: application/json`: not when the transport's URL session sends an `Accept` of its
     /// own (its configuration's `httpAdditionalHeaders`), which the request's would replace.
@@ -114,7 +109,6 @@ public final class WebServiceProxy: Sendable {
         self.baseURL = baseURL
         self.paths = PathResolver(baseURL: baseURL)
         self.transport = transport
-        self.callbackTransport = transport as? any CallbackTransport
         self.asksForJSON = !Self.sessionSendsAccept(transport)
         self.settings = Locked(Settings())
     }
@@ -123,7 +117,6 @@ public final class WebServiceProxy: Sendable {
         self.baseURL = paths.baseURL
         self.paths = paths
         self.transport = transport
-        self.callbackTransport = transport as? any CallbackTransport
         self.asksForJSON = !Self.sessionSendsAccept(transport)
         self.settings = Locked(settings)
     }
@@ -178,11 +171,8 @@ public final class WebServiceProxy: Sendable {
     /// never drains the main queue: set another queue there. The `async` methods never use
     /// this queue.
     public var callbackQueue: DispatchQueue {
-        get { settings.withLock { $0.callbacks.queue } }
-        set {
-            let callbacks = CallbackQueue(newValue)
-            settings.withLock { $0.callbacks = callbacks }
-        }
+        get { settings.withLock { $0.callbackQueue } }
+        set { settings.withLock { $0.callbackQueue = newValue } }
     }
 
     /// How long a request may wait for data before it fails with `URLError.timedOut`; `nil`, the
@@ -195,6 +185,31 @@ public final class WebServiceProxy: Sendable {
     public var timeoutInterval: TimeInterval? {
         get { settings.withLock { $0.timeoutInterval } }
         set { settings.withLock { $0.timeoutInterval = newValue } }
+    }
+
+    /// The limits on every response: how much body is kept, and how long a request may take.
+    ///
+    /// The defaults protect a program from a hostile or broken server (see ``Limits``); raise a
+    /// limit for one request with ``withLimits(_:)``.
+    public var limits: Limits {
+        get { settings.withLock { $0.limits } }
+        set { settings.withLock { $0.limits = newValue } }
+    }
+
+    /// Returns a proxy for requests with other limits, sharing this one's transport and the
+    /// rest of its settings:
+    ///
+    /// ```swift
+    /// let export: Export = try await proxy.withLimits { $0.maximumBodySize = 512 << 20 }
+    ///     .invoke(.get, path: "export")
+    /// ```
+    ///
+    /// - Parameter change: Changes a copy of this proxy's ``limits``.
+    /// - Returns: The new proxy.
+    public func withLimits(_ change: (inout Limits) -> Void) -> WebServiceProxy {
+        var settings = currentSettings
+        change(&settings.limits)
+        return WebServiceProxy(paths: paths, transport: transport, settings: settings)
     }
 
     /// Whether `transport` sends with a URL session whose configuration has an `Accept` field,
@@ -238,11 +253,6 @@ public final class WebServiceProxy: Sendable {
     var currentSettings: Settings {
         settings.withLock { $0 }
     }
-
-    /// The callback queue, as a request reads it when it starts.
-    var currentCallbacks: CallbackQueue {
-        settings.withLock { $0.callbacks }
-    }
 }
 
 extension WebServiceProxy {
@@ -250,7 +260,8 @@ extension WebServiceProxy {
     struct Settings: Sendable {
         var encoding = Encoding.applicationXWWWFormURLEncoded
         var headers: [String: String] = [:]
-        var callbacks = CallbackQueue(DispatchQueue.main)
+        var callbackQueue = DispatchQueue.main
         var timeoutInterval: TimeInterval?
+        var limits = Limits()
     }
 }

@@ -4,9 +4,11 @@ import KiloTransport
 /// A response whose status code is outside the 2xx range.
 ///
 /// It keeps everything the server said, so the caller can act on it: the status code, the
-/// headers, and the body, raw and unmodified. When the body is text (`text/*`), that text is
-/// the error's `localizedDescription`; otherwise it is the status's reason phrase, such as
-/// "Not Found".
+/// headers, and the body, raw and unmodified (a proxy keeps its first 1 MiB). When the body is
+/// text (`text/*`), that text is the error's `localizedDescription`, its first
+/// ``descriptionLimit`` characters with control characters escaped, so that a hostile server
+/// cannot flood a log or write escape sequences to a terminal; otherwise it is the status's
+/// reason phrase, such as "Not Found".
 ///
 /// ```swift
 /// do {
@@ -63,9 +65,35 @@ extension WebServiceError: LocalizedError {
     /// the status's reason phrase.
     public var errorDescription: String? {
         if let text, !text.allSatisfy(\.isWhitespace) {
-            return text
+            return Self.summary(of: text)
         }
         return HTTPStatus.reasonPhrase(for: statusCode)
+    }
+
+    /// The most characters of a body's text that the description shows.
+    public static let descriptionLimit = 300
+
+    /// The first ``descriptionLimit`` characters of `text`, with CR, LF, ESC and the other
+    /// control characters escaped (`\\r`, `\\n`, `\\u{1B}`), and an ellipsis when some were
+    /// left out.
+    static func summary(of text: String) -> String {
+        var summary = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            guard count < descriptionLimit else {
+                return summary + "…"
+            }
+            count += 1
+            switch scalar {
+            case "\r": summary += "\\r"
+            case "\n": summary += "\\n"
+            case "\t": summary += "\\t"
+            case _ where scalar.properties.generalCategory == .control:
+                summary += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: summary.unicodeScalars.append(scalar)
+            }
+        }
+        return summary
     }
 }
 

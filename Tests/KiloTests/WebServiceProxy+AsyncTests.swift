@@ -163,13 +163,13 @@ private final class StreamedBodyTransport: Transport, @unchecked Sendable {
         lock.withLock { sent }
     }
 
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
+    func stream(_ request: TransportRequest) async throws -> StreamedResponse {
         guard case .file(let url) = request.body else { throw URLError(.unsupportedURL) }
         let existed = FileManager.default.fileExists(atPath: url.path)
         lock.withLock { sent = (url, existed) }
         if cancels {
             throw CancellationError()
         }
-        return TransportResponse(statusCode: 200)
+        return StreamedResponse(statusCode: 200)
     }
 }

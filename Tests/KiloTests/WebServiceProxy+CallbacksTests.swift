@@ -56,13 +56,12 @@ import Testing
         #expect(try onMain.get())
     }
 
-    /// A response handler runs off the main queue, before the result handler: in the task of a
-    /// transport without callbacks of its own (FakeTransport); for a CallbackTransport, on the
-    /// callback queue itself, unless that is the main queue.
+    /// A response handler runs off the main queue, in the request's task, before the result
+    /// handler.
     @Test(arguments: [false, true])
     func responseHandlersRunInTheBackgroundBeforeTheResultHandler(callbackQueueIsMain: Bool) async throws {
         let queue = callbackQueueIsMain ? DispatchQueue.main : DispatchQueue(label: "kilo.tests.callbacks")
-        for transport in [FakeTransport(body: "hello"), QueueTransport(body: "hello")] as [any Transport] {
+        for transport in [FakeTransport(body: "hello")] as [any Transport] {
             let proxy = makeProxy(transport, queue: queue)
             let order: Result<String, any Error> = await result { handler in
                 proxy.invoke(
@@ -141,19 +140,15 @@ import Testing
         #expect(error?.code == .cancelled)
     }
 
-    // A transport that implements start(_:completion:) itself: the path without a task.
-
     /// A transport that answers without ever suspending.
     private struct InstantTransport: Transport {
-        func send(_ request: TransportRequest) async throws -> TransportResponse {
-            TransportResponse(statusCode: 200, headers: ["Content-Type": "application/json"], body: Data("[1]".utf8))
+        func stream(_ request: TransportRequest) async throws -> StreamedResponse {
+            StreamedResponse(statusCode: 200, headers: ["Content-Type": "application/json"], body: ResponseBody(Data("[1]".utf8)))
         }
     }
 
     @Test func aLoneRequestOverATransportThatNeverWaitsCanStillBeCancelledUntilItsHandlerRuns() async throws {
-        // Off the main thread, a lone request's task runs at once on the calling thread: here it
-        // finishes before `invoke` returns. The result waits for the callback queue, and the
-        // cancellation that comes first wins.
+        // The result waits for the callback queue, and the cancellation that comes first wins.
         let queue = DispatchQueue(label: "kilo.tests.busy-callbacks")
         let proxy = makeProxy(InstantTransport(), queue: queue)
         let gate = DispatchSemaphore(value: 0)
@@ -172,166 +167,5 @@ import Testing
 
         let answered: Result<[Int], any Error> = await result { proxy.invoke(.get, path: "x", resultHandler: $0) }
         #expect(try answered.get() == [1])
-    }
-
-    @Test func aTransportsOwnStartCarriesCallbackRequests() async throws {
-        let transport = QueueTransport(body: "[1,2]")
-        let proxy = makeProxy(transport)
-        let decoded: Result<[Int], any Error> = await result { proxy.invoke(.get, path: "x", resultHandler: $0) }
-        #expect(try decoded.get() == [1, 2])
-        #expect(transport.startedCount == 1)
-    }
-
-    @Test func cancellingARequestOnTheTransportsOwnStartCallsTheHandlerOnceWithCancelled() async throws {
-        let transport = QueueTransport(body: "[1]", delay: .seconds(30))
-        let proxy = makeProxy(transport)
-        let calls = Counter()
-        let cancelled: Result<[Int], any Error> = await result { handler in
-            let task = proxy.invoke(.get, path: "slow") { (result: Result<[Int], any Error>) in
-                calls.increment()
-                handler(result)
-            }
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { task?.cancel() }
-            return task
-        }
-        let error = #expect(throws: URLError.self) { try cancelled.get() }
-        #expect(error?.code == .cancelled)
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(calls.value == 1)
-    }
-
-    /// The transport answers, but the callback queue is busy, so the result is not delivered
-    /// when the task is cancelled: the handler gets `URLError(.cancelled)`, whether the response
-    /// was still to be mapped or, with another request in flight on a transport whose completion
-    /// may take its time, already mapped on the transport's queue.
-    @Test(arguments: [false, true])
-    func cancellingBeforeTheResultIsDeliveredFailsWithCancelled(mappedOnTransportQueue: Bool) async throws {
-        let queue = DispatchQueue(label: "kilo.tests.busy-callbacks")
-        let transport = QueueTransport(
-            body: "[1]", delay: .milliseconds(20), completionMayTakeTime: mappedOnTransportQueue)
-        let proxy = makeProxy(transport, queue: queue)
-        let gate = DispatchSemaphore(value: 0)
-        queue.async { gate.wait() }
-        let mappedOnTransport = Counter()
-        let cancelled: Result<[Int], any Error> = await result { handler in
-            let task = proxy.invoke(
-                .get,
-                path: "x",
-                responseHandler: { content, _ in
-                    if QueueTransport.isAnswering {
-                        mappedOnTransport.increment()
-                    }
-                    return try JSONDecoder().decode([Int].self, from: content)
-                },
-                resultHandler: handler
-            )
-            if mappedOnTransportQueue {
-                // Still in flight when x is answered.
-                _ = proxy.invoke(.get, path: "y") { (_: Result<[Int], any Error>) in }
-            }
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) {
-                task?.cancel()
-                gate.signal()
-            }
-            return task
-        }
-        let error = #expect(throws: URLError.self) { try cancelled.get() }
-        #expect(error?.code == .cancelled)
-        // Mapped on the transport's queue, then cancelled while it waited for the callback queue;
-        // or cancelled before it was mapped at all.
-        #expect(mappedOnTransport.value == (mappedOnTransportQueue ? 1 : 0))
-    }
-
-    /// Where the transport's completion may take its time, a response that arrives while
-    /// others of the proxy are in flight is mapped there; a lone one on the callback queue.
-    /// Starts requests whose response handlers count where they ran: on the transport's queue,
-    /// or on `queue`, the proxy's callback queue.
-    private struct MappingProbe: Sendable {
-        let mappedOnTransportQueue = Counter()
-        let mappedOnCallbackQueue = Counter()
-        let deliveredElsewhere = Counter()
-        let start: @Sendable (@escaping WebServiceProxy.ResultHandler<String>) -> RequestTask?
-
-        init(_ transport: QueueTransport) {
-            let queue = DispatchQueue(label: "kilo.tests.callbacks")
-            let callbackQueueKey = DispatchSpecificKey<Bool>()
-            queue.setSpecific(key: callbackQueueKey, value: true)
-            let proxy = makeProxy(transport, queue: queue)
-            let (onTransport, onCallbackQueue, elsewhere) =
-                (mappedOnTransportQueue, mappedOnCallbackQueue, deliveredElsewhere)
-            start = { handler in
-                proxy.invoke(
-                    .get,
-                    path: "x",
-                    responseHandler: { content, _ in
-                        if QueueTransport.isAnswering {
-                            onTransport.increment()
-                        } else if DispatchQueue.getSpecific(key: callbackQueueKey) == true {
-                            onCallbackQueue.increment()
-                        }
-                        return String(decoding: content, as: UTF8.self)
-                    },
-                    resultHandler: { result in
-                        if DispatchQueue.getSpecific(key: callbackQueueKey) != true {
-                            elsewhere.increment()
-                        }
-                        handler(result)
-                    }
-                )
-            }
-        }
-
-        /// Sends two requests at once, and waits for both.
-        func sendTwoAtOnce() async throws {
-            async let first: Result<String, any Error> = result(start)
-            async let second: Result<String, any Error> = result(start)
-            #expect(try await first.get() == "[1]")
-            #expect(try await second.get() == "[1]")
-        }
-    }
-
-    @Test func responsesAreMappedOnTheTransportsQueueWhileOthersAreInFlight() async throws {
-        // A long delay, so that both requests are surely in flight when the first is answered.
-        let probe = MappingProbe(
-            QueueTransport(body: "[1]", delay: .milliseconds(300), completionMayTakeTime: true))
-        try await probe.sendTwoAtOnce()
-        // The transport's serial queue answers one, with the other still in flight, then the other.
-        #expect(probe.mappedOnTransportQueue.value == 1)
-        #expect(probe.mappedOnCallbackQueue.value == 1)
-
-        let lone: Result<String, any Error> = await result(probe.start)
-        #expect(try lone.get() == "[1]")
-        #expect(probe.mappedOnTransportQueue.value == 1)
-        #expect(probe.mappedOnCallbackQueue.value == 2)
-        #expect(probe.deliveredElsewhere.value == 0)
-    }
-
-    @Test func aTransportThatReportsTwiceLeavesTheCountOfRequestsInFlightRight() async throws {
-        let probe = MappingProbe(
-            QueueTransport(
-                body: "[1]", delay: .milliseconds(300), reportsTwice: true, completionMayTakeTime: true))
-        let lone: Result<String, any Error> = await result(probe.start)
-        #expect(try lone.get() == "[1]")
-        // Counted down once, not twice: of two requests at once, the first answered still maps on
-        // the transport's queue.
-        try await probe.sendTwoAtOnce()
-        #expect(probe.mappedOnTransportQueue.value == 1)
-        #expect(probe.mappedOnCallbackQueue.value == 2)
-    }
-
-    @Test(arguments: [false, true])
-    func aTransportThatReportsTwiceStillCallsTheHandlerOnce(completionMayTakeTime: Bool) async throws {
-        let proxy = makeProxy(
-            QueueTransport(body: "[1]", reportsTwice: true, completionMayTakeTime: completionMayTakeTime))
-        let calls = Counter()
-        let decoded: Result<[Int], any Error> = await result { handler in
-            proxy.invoke(.get, path: "x") { (result: Result<[Int], any Error>) in
-                calls.increment()
-                handler(result)
-            }
-        }
-        #expect(try decoded.get() == [1])
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(calls.value == 1)
     }
 }

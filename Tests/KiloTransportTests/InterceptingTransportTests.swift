@@ -21,7 +21,7 @@ import Testing
             $0.intercepted(by: RecordingInterceptor(retryOn: [401]))
         }
         #expect(outcome.statusCode == 200)
-        #expect(outcome.reports == ["500/500", "0/-1", "3/3"])
+        #expect(outcome.reports == ["500/500", "0/-1", "3/-1", "3/3"])
     }
 
     @Test func tokenIsRefreshedOnceOn401() async throws {

@@ -77,11 +77,10 @@ struct URLSessionTransportInvalidationTests {
             timeoutInterval: 10
         )
         #expect(try await transport.send(request).statusCode == 200)
-        let outcome = await withCheckedContinuation { continuation in
-            _ = transport.start(request) { continuation.resume(returning: $0) }
-            transport.session.finishTasksAndInvalidate()
-        }
-        let error = try #require(throws: URLError.self) { try outcome.get() }
+        let sent = Task { try await transport.send(request) }
+        try await Task.sleep(for: .milliseconds(100))
+        transport.session.finishTasksAndInvalidate()
+        let error = try await #require(throws: URLError.self) { try await sent.value }
         #expect([.cancelled, .networkConnectionLost].contains(error.code))
     }
 

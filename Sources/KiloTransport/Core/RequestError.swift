@@ -16,6 +16,7 @@ public struct RequestError: Error, Sendable, Hashable {
         case invalidPath
         case invalidTimeout
         case bodyNotAllowed
+        case backgroundSession
     }
 
     private let code: Code
@@ -87,6 +88,14 @@ public struct RequestError: Error, Sendable, Hashable {
     }
 }
 
+extension RequestError {
+    /// A background session's configuration (its identifier) cannot carry Kilo's requests:
+    /// Apple allows neither data tasks nor completion handlers there. Nothing is sent.
+    public static func backgroundSession(_ identifier: String) -> RequestError {
+        RequestError(.backgroundSession, subject: identifier)
+    }
+}
+
 extension RequestError: LocalizedError {
     /// A sentence that names the problem.
     public var errorDescription: String? {
@@ -97,6 +106,8 @@ extension RequestError: LocalizedError {
         case .invalidPath: return "The path \"\(subject)\" does not form a valid HTTP URL."
         case .invalidTimeout: return "The timeout \(subject) is not a positive number of seconds."
         case .bodyNotAllowed: return "A \(subject) request cannot have a body."
+        case .backgroundSession:
+            return "The background session \"\(subject)\" cannot carry Kilo's requests; use .default or .ephemeral."
         }
     }
 }
@@ -115,6 +126,7 @@ extension RequestError: CustomStringConvertible {
         case .invalidPath: cause = "invalidPath"
         case .invalidTimeout: cause = "invalidTimeout"
         case .bodyNotAllowed: cause = "bodyNotAllowed"
+        case .backgroundSession: cause = "backgroundSession"
         }
         let argument = code == .invalidTimeout ? subject : String(reflecting: subject)
         return "RequestError.\(cause)(\(argument)): \(errorDescription ?? "")"

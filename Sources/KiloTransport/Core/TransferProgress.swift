@@ -115,6 +115,17 @@ public final class ProgressObserver: Sendable, Hashable {
         }
     }
 
+    /// Passes a whole report on, as another observer made it: it reaches the handler if it
+    /// differs from the last.
+    ///
+    /// - Parameter transfer: The progress to report.
+    package func report(_ transfer: TransferProgress) {
+        report { progress in
+            progress = transfer
+            return true
+        }
+    }
+
     /// Starts the reports over for another attempt at the request: the bytes sent and received
     /// go back to nothing (the expected size of the body to send stays), and the handler hears
     /// of it at once if anything had moved.

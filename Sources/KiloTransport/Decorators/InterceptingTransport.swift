@@ -21,7 +21,8 @@ public struct InterceptingTransport: Transport {
     }
 
     /// Adapts and sends a request, and again while the interceptor asks, attempts remain and the
-    /// calling task is not cancelled.
+    /// calling task is not cancelled; the interceptor judges a 2xx response before its body is
+    /// read, and another by its status, headers and the first MiB of its body (see ``Attempt``).
     ///
     /// On Linux, when the transport sends with a URL session that has been invalidated meanwhile
     /// (`finishTasksAndInvalidate()`, `invalidateAndCancel()`), on which another attempt would
@@ -32,29 +33,33 @@ public struct InterceptingTransport: Transport {
     /// - Parameter request: The request to send.
     /// - Returns: The last attempt's response.
     /// - Throws: What ``RequestInterceptor/adapt(_:)`` throws, or the last attempt's error.
-    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+    public func stream(_ request: TransportRequest) async throws -> StreamedResponse {
         var attempt = 1
-        var lastOutcome: Result<TransportResponse, any Error>?
+        var last: Attempt?
         while true {
             if attempt > 1 {
                 request.progress?.restart()
             }
             let adapted = try await interceptor.adapt(request)
             // A session invalidated meanwhile would trap on another attempt: the last one stands.
-            if let lastOutcome, transport.sendsWithInvalidatedSession {
-                return try lastOutcome.get()
+            if let last {
+                if transport.sendsWithInvalidatedSession {
+                    return try last.response.get()
+                }
+                last.discard()
             }
-            let outcome = await Result { try await transport.send(adapted) }
+            let attempted = await Attempt(try await transport.stream(adapted), progress: adapted.progress)
+            let outcome = attempted.outcome
             // Cancellation is checked again after `shouldRetry`, which may take its time (a token
             // refresh): a task cancelled meanwhile sends nothing more.
             guard attempt < maximumAttempts, !Task.isCancelled,
                 await interceptor.shouldRetry(adapted, after: outcome, attempt: attempt),
                 !Task.isCancelled
             else {
-                return try outcome.get()
+                return try attempted.response.get()
             }
             attempt += 1
-            lastOutcome = outcome
+            last = attempted
         }
     }
 }

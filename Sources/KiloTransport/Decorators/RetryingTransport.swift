@@ -38,7 +38,9 @@ public struct RetryingTransport: Transport {
         self.random = random
     }
 
-    /// Sends a request, and again while the policy says so.
+    /// Sends a request, and again while the policy says so, until a response's body starts to
+    /// be delivered: the policy judges a 2xx response before its body is read, and another by
+    /// its status, headers and the first MiB of its body (see ``Attempt``).
     ///
     /// On Linux, when the transport sends with a URL session that has been invalidated meanwhile
     /// (`finishTasksAndInvalidate()`, `invalidateAndCancel()`), on which another attempt would
@@ -49,23 +51,30 @@ public struct RetryingTransport: Transport {
     /// - Parameter request: The request to send.
     /// - Returns: The last attempt's response.
     /// - Throws: The last attempt's error, or `CancellationError` if cancelled while waiting.
-    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+    public func stream(_ request: TransportRequest) async throws -> StreamedResponse {
         var attempt = 1
         while true {
             if attempt > 1 {
                 request.progress?.restart()
             }
-            let outcome = await Result { try await transport.send(request) }
+            let attempted = await Attempt(try await transport.stream(request), progress: request.progress)
+            let outcome = attempted.outcome
             guard !Task.isCancelled,
                 let delay = policy.delay(before: request, isSentAgainAfter: outcome, attempt: attempt, jitter: random())
             else {
-                return try outcome.get()
+                return try attempted.response.get()
             }
-            try await sleep(delay)
+            do {
+                try await sleep(delay)
+            } catch {
+                attempted.discard()
+                throw error
+            }
             // A session invalidated meanwhile would trap on another attempt: the last one stands.
             guard !transport.sendsWithInvalidatedSession else {
-                return try outcome.get()
+                return try attempted.response.get()
             }
+            attempted.discard()
             attempt += 1
         }
     }

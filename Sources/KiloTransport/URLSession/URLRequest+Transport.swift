@@ -25,7 +25,7 @@ extension URLRequest {
     }
 
     /// Creates a `URLRequest` from a transport request, as ``init(_:)`` does, with header names
-    /// capitalized through `headerNames` when given (Linux only).
+    /// capitalized through `headerNames` when given.
     ///
     /// - Parameters:
     ///   - request: The request to convert.
@@ -35,23 +35,17 @@ extension URLRequest {
         if request.method != .get {  // a new URLRequest's method; setting it again costs
             httpMethod = request.method.rawValue
         }
-        #if canImport(FoundationNetworking)
-            // All at once, as setValue(_:forHTTPHeaderField:) would store them one by one: names
-            // capitalized, values checked (see HeaderNameCase).
-            var fields: [String: String] = [:]
-            for field in request.headers where HTTPHeaders.canBeSent(field.value) && !Self.isFraming(field.name) {
-                fields[headerNames?.capitalized(field.name) ?? field.name.capitalized] = field.value
-            }
-            if !fields.isEmpty {
-                allHTTPHeaderFields = fields
-            }
-        #else
-            for field in request.headers where !Self.isFraming(field.name) {
-                setValue(field.value, forHTTPHeaderField: field.name)
-            }
-        #endif
+        // All at once, with the values checked here on every platform rather than left to
+        // setValue(_:forHTTPHeaderField:), which Linux runs one costly field at a time.
+        var fields: [String: String] = [:]
+        for field in request.headers where HTTPHeaders.canBeSent(field.value) && !Self.isFraming(field.name) {
+            fields[headerNames?.capitalized(field.name) ?? field.name.capitalized] = field.value
+        }
+        if !fields.isEmpty {
+            allHTTPHeaderFields = fields
+        }
         if let timeoutInterval = request.timeoutInterval {
-            self.timeoutInterval = Self.timeoutForSession(timeoutInterval)
+            self.timeoutInterval = min(timeoutInterval, TransportRequest.longestTimeout)
         }
         if request.body != nil, request.headers["Content-Type"] == nil {
             setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
@@ -59,19 +53,6 @@ extension URLRequest {
         if case .data(let data) = request.body {
             httpBody = data
         }
-    }
-
-    /// A positive timeout as the session can take it: at most ``TransportRequest/longestTimeout``
-    /// (an infinite timeout means no limit, and Linux's URLSession counts a timeout in whole
-    /// milliseconds in an `Int`, and traps on one beyond it), and on Linux rounded up to whole
-    /// seconds (Linux's URLSession truncates it to whole seconds, so 0.5 s would expire at once).
-    static func timeoutForSession(_ timeout: TimeInterval) -> TimeInterval {
-        let bounded = min(timeout, TransportRequest.longestTimeout)
-        #if canImport(FoundationNetworking)
-            return max(1, bounded.rounded(.up))
-        #else
-            return bounded
-        #endif
     }
 
     /// The fields that say how the body is framed, which the session sets from the body.

@@ -1,0 +1,48 @@
+import Foundation
+
+extension WebServiceProxy {
+    /// How much of a response a proxy keeps, and how long a request may take: the defaults keep
+    /// a program safe from a server that sends too much or too slowly, and each can be raised, or
+    /// set to `nil` for none, per proxy (``WebServiceProxy/limits``) or per request
+    /// (``WebServiceProxy/withLimits(_:)``).
+    ///
+    /// Sizes count the body's bytes after any `Content-Encoding` is decoded, so a small
+    /// compressed "bomb" is stopped at the same size as a large plain body. Past a limit the
+    /// transfer is cancelled at once and the request fails with `LimitError`, which names the
+    /// limit; memory holds at most the limit and a chunk.
+    public struct Limits: Sendable, Hashable {
+        /// The most bytes of a response body decoded or returned from memory: 32 MiB by default.
+        ///
+        /// A JSON document of 32 MiB already becomes several times that in objects; a larger
+        /// response belongs in a download (``WebServiceProxy/download(_:path:arguments:to:progress:)``)
+        /// or a stream.
+        public var maximumBodySize: Int?
+        /// The most bytes a download writes to its file: no limit by default.
+        public var maximumDownloadSize: Int64?
+        /// The most seconds a request may take from start to end, its response body included:
+        /// 10 minutes by default. Unlike ``WebServiceProxy/timeoutInterval``, which data resets,
+        /// a server that drips a byte at a time cannot stretch it. Set `nil` for an endless
+        /// stream or a very long download.
+        public var deadline: TimeInterval?
+
+        /// Creates limits, by default the protective ones.
+        ///
+        /// - Parameters:
+        ///   - maximumBodySize: The most bytes of body kept in memory, or `nil`.
+        ///   - maximumDownloadSize: The most bytes a download writes, or `nil`.
+        ///   - deadline: The most seconds a request takes, or `nil`.
+        public init(
+            maximumBodySize: Int? = 32 << 20,
+            maximumDownloadSize: Int64? = nil,
+            deadline: TimeInterval? = 600
+        ) {
+            self.maximumBodySize = maximumBodySize
+            self.maximumDownloadSize = maximumDownloadSize
+            self.deadline = deadline
+        }
+    }
+
+    /// The most bytes of an error response's body kept in ``WebServiceError/body``: 1 MiB. The
+    /// rest is not read, and the transfer is cancelled.
+    public static let errorBodyLimit = 1 << 20
+}

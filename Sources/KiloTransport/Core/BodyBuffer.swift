@@ -1,0 +1,279 @@
+import Foundation
+
+/// The chunks of one response body between the transport that receives them and the one reader
+/// that takes them: a queue bounded in bytes.
+///
+/// The producer (a URLSession task's delegate, or a task that pulls another sequence) appends
+/// chunks and finishes; the reader takes them one at a time with ``next()``. When more than
+/// ``Policy/pauseAbove`` bytes wait, the buffer asks the producer to pause, and to resume once
+/// the reader has taken them; a producer that cannot pause (Linux's URLSession) is stopped with
+/// ``LimitError/consumerTooSlow(bufferLimit:)`` once ``Policy/capacity`` bytes wait, so memory
+/// stays bounded whatever the reader's speed.
+///
+/// Cancelling (the reader stops, a deadline passes) fails the buffer and tells the producer to
+/// stop its transfer.
+package final class BodyBuffer: Sendable {
+    /// How a buffer treats a reader slower than its producer.
+    package struct Policy: Sendable {
+        /// Above this many waiting bytes a producer that can is asked to pause, and one that
+        /// pulls waits in ``writable()``.
+        package var pauseAbove: Int
+        /// At this many waiting bytes the body fails, for a producer that cannot pause; `nil` for
+        /// one that can.
+        package var capacity: Int?
+
+        /// For a producer that pauses: 1 MiB waits at most, and a little more in flight.
+        package static let pausing = Policy(pauseAbove: 1 << 20, capacity: nil)
+
+        package init(pauseAbove: Int, capacity: Int?) {
+            self.pauseAbove = pauseAbove
+            self.capacity = capacity
+        }
+    }
+
+    /// What the producer does when asked; each may be called from any thread.
+    package struct Producer: Sendable {
+        /// Stops the transfer: the reader is gone, or the body failed.
+        package var cancel: @Sendable () -> Void
+        /// Pauses the transfer while too much waits.
+        package var pause: @Sendable () -> Void = {}
+        /// Resumes a paused transfer.
+        package var resume: @Sendable () -> Void = {}
+
+        package init(
+            cancel: @escaping @Sendable () -> Void,
+            pause: @escaping @Sendable () -> Void = {},
+            resume: @escaping @Sendable () -> Void = {}
+        ) {
+            self.cancel = cancel
+            self.pause = pause
+            self.resume = resume
+        }
+    }
+
+    private struct State: Sendable {
+        var chunks: [Data] = []
+        var first = 0
+        var waitingBytes = 0
+        var end: Result<Void, any Error>?
+        var reader: UnsafeContinuation<Data?, any Error>?
+        var writer: UnsafeContinuation<Void, Never>?
+        var isPaused = false
+        var producer: Producer?
+        var isCancelled = false
+        /// Fails the body at its deadline; cancelled when the body ends first.
+        var deadline: Task<Void, Never>?
+
+        mutating func take() -> Data? {
+            guard first < chunks.count else { return nil }
+            let chunk = chunks[first]
+            chunks[first] = Data()
+            first += 1
+            if first == chunks.count {
+                chunks.removeAll(keepingCapacity: true)
+                first = 0
+            }
+            waitingBytes -= chunk.count
+            return chunk
+        }
+    }
+
+    private let state: Locked<State>
+    private let policy: Policy
+
+    /// Creates an empty buffer.
+    package init(policy: Policy = .pausing) {
+        self.policy = policy
+        self.state = Locked(State())
+    }
+
+    /// Creates a buffer that holds `data` and is finished.
+    package convenience init(finishedWith data: Data) {
+        self.init()
+        state.withLock { state in
+            if !data.isEmpty {
+                state.chunks = [data]
+                state.waitingBytes = data.count
+            }
+            state.end = .success(())
+        }
+    }
+
+    /// Sets what the buffer tells the producer; a buffer cancelled before this cancels the
+    /// producer at once.
+    package func attach(_ producer: Producer) {
+        let cancelled = state.withLock { state in
+            state.producer = producer
+            return state.isCancelled
+        }
+        if cancelled {
+            producer.cancel()
+        }
+    }
+
+    /// Adds a chunk for the reader; ignored once the buffer has ended.
+    package func append(_ chunk: Data) {
+        guard !chunk.isEmpty else { return }
+        enum Step { case none, deliver(UnsafeContinuation<Data?, any Error>), pause(Producer), overflow }
+        let step: Step = state.withLock { state in
+            guard state.end == nil else { return .none }
+            if let reader = state.reader {
+                state.reader = nil
+                return .deliver(reader)
+            }
+            state.chunks.append(chunk)
+            state.waitingBytes += chunk.count
+            if let capacity = policy.capacity, state.waitingBytes > capacity {
+                return .overflow
+            }
+            if policy.capacity == nil, state.waitingBytes > policy.pauseAbove, !state.isPaused,
+                let producer = state.producer
+            {
+                state.isPaused = true
+                return .pause(producer)
+            }
+            return .none
+        }
+        switch step {
+        case .none: break
+        case .deliver(let reader): reader.resume(returning: chunk)
+        case .pause(let producer): producer.pause()
+        case .overflow: cancel(with: LimitError.consumerTooSlow(bufferLimit: policy.capacity ?? 0))
+        }
+    }
+
+    /// Ends the body: the reader gets what waits, then the end or `error`. Later calls are ignored.
+    package func finish(throwing error: (any Error)? = nil) {
+        let wake: (UnsafeContinuation<Data?, any Error>?, UnsafeContinuation<Void, Never>?) = state.withLock { state in
+            guard state.end == nil else { return (nil, nil) }
+            state.end = error.map { .failure($0) } ?? .success(())
+            state.producer = nil
+            state.deadline?.cancel()
+            state.deadline = nil
+            defer { (state.reader, state.writer) = (nil, nil) }
+            return (state.reader, state.writer)
+        }
+        if let reader = wake.0 {
+            if let error {
+                reader.resume(throwing: error)
+            } else {
+                reader.resume(returning: nil)
+            }
+        }
+        wake.1?.resume()
+    }
+
+    /// Fails the body with `error` at once, dropping what waits, and stops the producer.
+    package func cancel(with error: any Error) {
+        let producer: Producer? = state.withLock { state in
+            state.isCancelled = true
+            guard state.end == nil else { return nil }
+            state.chunks = []
+            state.first = 0
+            state.waitingBytes = 0
+            return state.producer
+        }
+        finish(throwing: error)
+        producer?.cancel()
+    }
+
+    /// Fails the body with ``LimitError/deadlineExceeded(after:)`` once `seconds` have passed,
+    /// unless it has ended by then; `nil` sets no deadline.
+    package func expire(after seconds: TimeInterval?) {
+        guard let seconds else { return }
+        let timer = Task { [weak self] in
+            do {
+                try await Task.sleep(nanoseconds: Deadline.nanoseconds(seconds))
+            } catch {
+                return  // cancelled: the body ended first
+            }
+            self?.cancel(with: LimitError.deadlineExceeded(after: seconds))
+        }
+        let ended = state.withLock { state in
+            state.deadline = timer
+            return state.end != nil
+        }
+        if ended {
+            timer.cancel()
+        }
+    }
+
+    /// Whether the body has ended, with its last chunk taken or not.
+    package var hasEnded: Bool {
+        state.withLock { $0.end != nil }
+    }
+
+    /// The next chunk, or `nil` at the end; throws what ended the body. Cancelling the calling
+    /// task cancels the body with `URLError(.cancelled)`.
+    package func next() async throws -> Data? {
+        enum Step { case chunk(Data, resume: Producer?), end(Result<Void, any Error>), wait }
+        let step: Step = state.withLock { state in
+            if let chunk = state.take() {
+                return .chunk(chunk, resume: resumingProducer(&state))
+            }
+            if let end = state.end {
+                return .end(end)
+            }
+            return .wait
+        }
+        switch step {
+        case .chunk(let chunk, let producer):
+            producer?.resume()
+            return chunk
+        case .end(let end):
+            try end.get()
+            return nil
+        case .wait:
+            return try await waitForChunk()
+        }
+    }
+
+    private func waitForChunk() async throws -> Data? {
+        try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (reader: UnsafeContinuation<Data?, any Error>) in
+                let step: Result<Data?, any Error>? = state.withLock { state in
+                    if let chunk = state.take() {
+                        return .success(chunk)
+                    }
+                    if let end = state.end {
+                        return end.map { nil }
+                    }
+                    state.reader = reader
+                    return nil
+                }
+                if let step {
+                    reader.resume(with: step)
+                }
+            }
+        } onCancel: {
+            cancel(with: URLError(.cancelled))
+        }
+    }
+
+    /// Returns when the producer may append another chunk without passing the pause mark, or
+    /// when the body has ended: a producer that pulls from a sequence waits here.
+    package func writable() async {
+        await withUnsafeContinuation { (writer: UnsafeContinuation<Void, Never>) in
+            let ready = state.withLock { state in
+                guard state.end == nil, state.waitingBytes > policy.pauseAbove else { return true }
+                state.writer = writer
+                return false
+            }
+            if ready {
+                writer.resume()
+            }
+        }
+    }
+
+    /// The producer to resume, and the waiting writer woken, once the reader has taken enough.
+    private func resumingProducer(_ state: inout State) -> Producer? {
+        guard state.waitingBytes <= policy.pauseAbove / 2 else { return nil }
+        if let writer = state.writer {
+            state.writer = nil
+            writer.resume()
+        }
+        guard state.isPaused else { return nil }
+        state.isPaused = false
+        return state.producer
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+
+extension StreamedResponse {
+    /// Reads the body to its end for `request`: into memory, or into its
+    /// ``TransportRequest/responseBodyFile``, up to its ``TransportRequest/maximumBodySize``,
+    /// reporting progress to its observer as chunks arrive.
+    ///
+    /// - Parameters:
+    ///   - request: The request the response answers.
+    ///   - errorBodyLimit: For a status outside 2xx, the most bytes of the body to keep in memory
+    ///     (the rest is not read, and the transfer is cancelled), whatever the request's file or
+    ///     limit; `nil` treats every status alike.
+    /// - Returns: The response with its body, or with an empty body when it went to the file.
+    /// - Throws: The transfer's error, ``LimitError`` past the limit (the transfer is cancelled
+    ///   at once, and a partial file removed), or the file system's error.
+    package func collect(for request: TransportRequest, errorBodyLimit: Int? = nil) async throws -> TransportResponse {
+        let progress = request.progress
+        if let errorBodyLimit, !isSuccess {
+            let prefix = try await body.prefix(errorBodyLimit)
+            progress?.reportReceived(Int64(prefix.count), of: Int64(prefix.count))
+            return collected(prefix)
+        }
+        let expected = expectedBodySize
+        let received: Int64
+        let response: TransportResponse
+        if let file = request.responseBodyFile {
+            received = try await body.write(
+                to: file,
+                upTo: request.maximumBodySize.map(Int64.init),
+                expected: expected,
+                progress: progress
+            )
+            response = collected(Data())
+        } else {
+            let data = try await body.collect(upTo: request.maximumBodySize, expected: expected, progress: progress)
+            received = Int64(data.count)
+            response = collected(data)
+        }
+        if let sent = request.bodySize {
+            progress?.reportSent(sent, of: sent)
+        }
+        progress?.reportReceived(received, of: received)
+        return response
+    }
+}
+
+extension ResponseBody {
+    /// Reads the whole body into memory.
+    ///
+    /// - Parameters:
+    ///   - limit: The most bytes to keep, or `nil` for no limit. Past it the transfer is
+    ///     cancelled at once: memory holds at most the limit and one chunk.
+    ///   - expected: The size the response announces, to reserve room and report progress.
+    ///   - progress: Receives the bytes read so far.
+    /// - Returns: The body.
+    /// - Throws: The transfer's error, or ``LimitError/bodyTooLarge(limit:)``.
+    package func collect(
+        upTo limit: Int?,
+        expected: Int64? = nil,
+        progress: ProgressObserver? = nil
+    ) async throws -> Data {
+        var data = Data()
+        var isReserved = false
+        for try await chunk in self {
+            if let limit, data.count + chunk.count > limit {
+                cancel()
+                throw LimitError.bodyTooLarge(limit: limit)
+            }
+            if data.isEmpty, !isReserved {
+                data = chunk  // the only chunk of most bodies: kept, not copied
+                if let expected, expected > chunk.count {
+                    data.reserveCapacity(Int(Swift.min(expected, Int64(limit ?? Int.max), 16 << 20)))
+                }
+                isReserved = true
+            } else {
+                data.append(chunk)
+            }
+            progress?.reportReceived(Int64(data.count), of: expected)
+        }
+        return data
+    }
+
+    /// Reads at most `count` bytes of the body and cancels the rest of the transfer.
+    package func prefix(_ count: Int) async throws -> Data {
+        var data = Data()
+        for try await chunk in self {
+            data.append(chunk.prefix(count - data.count))
+            if data.count >= count {
+                cancel()
+                break
+            }
+        }
+        return data
+    }
+
+    /// Writes the body to `file`, replacing any file there; a failure removes what was written.
+    ///
+    /// - Parameters:
+    ///   - file: The file to write.
+    ///   - limit: The most bytes to write, or `nil` for no limit.
+    ///   - expected: The size the response announces, to report progress.
+    ///   - progress: Receives the bytes written so far.
+    /// - Returns: The number of bytes written.
+    /// - Throws: The transfer's error, ``LimitError/fileTooLarge(limit:)``, or the file system's
+    ///   error.
+    package func write(
+        to file: URL,
+        upTo limit: Int64?,
+        expected: Int64?,
+        progress: ProgressObserver?
+    ) async throws -> Int64 {
+        try Data().write(to: file)
+        var written: Int64 = 0
+        do {
+            let handle = try FileHandle(forWritingTo: file)
+            do {
+                for try await chunk in self {
+                    if let limit, written + Int64(chunk.count) > limit {
+                        cancel()
+                        throw LimitError.fileTooLarge(limit: limit)
+                    }
+                    try handle.write(contentsOf: chunk)
+                    written += Int64(chunk.count)
+                    progress?.reportReceived(written, of: expected)
+                }
+            } catch {
+                try? handle.close()  // the error that stopped the writing is the one reported
+                throw error
+            }
+            try handle.close()
+        } catch {
+            cancel()
+            try? FileManager.default.removeItem(at: file)  // a partial body; the error is reported
+            throw error
+        }
+        return written
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+
+    // Linux: how a redirect is followed.
+    //
+    // Behaviour handled (swift-corelibs-foundation, Swift 6.3.1): a redirect that keeps the method
+    // (a 307 or 308; a 301 or 302 of anything but a POST) is followed without the body, so the
+    // server gets the method, the Content-Type and no body; a 303's GET keeps Content-Type and
+    // Content-Length; the request a delegate returns goes without the cookies the redirect's own
+    // response set; and answering a redirect after the task was cancelled traps ("Received
+    // callback for HTTP redirection, but we're not waiting for it").
+    // Tests: URLSessionTransportTests (redirects keep the body, drop credentials across origins),
+    // URLSessionTransport+CancellationTests (a cancel racing a redirect), the cookie suites.
+    // Remove when corelibs resends bodies on redirects and tolerates late answers.
+    extension SessionTransfer {
+        /// Follows a redirect on Linux: without the fields a body-less request must not carry,
+        /// after your session's delegate, if any, has decided, with the session's cookies for the
+        /// new URL, and with the body on a new task where the session would drop it.
+        func followOnLinux(
+            _ redirected: URLRequest,
+            of task: URLSessionTask,
+            after response: HTTPURLResponse,
+            in session: URLSession,
+            completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) {
+            guard let answer = answeringRedirect(of: task, with: completionHandler) else { return }
+            let request = redirected.droppingBodyFieldsWithoutABody()
+            guard let yours = callersDelegate else {
+                follow(settingCookies(on: request), from: task, answer: answer)
+                return
+            }
+            // On your session's queue, and with your session, as without Kilo.
+            let session = transport.session
+            session.delegateQueue.addOperation {
+                yours.urlSession(session, task: task, willPerformHTTPRedirection: response, newRequest: request) {
+                    decided in
+                    // A `Cookie` that your delegate set on the request counts as the caller's own.
+                    let cookie = decided?.value(forHTTPHeaderField: "Cookie")
+                    let yourCookie = cookie != request.value(forHTTPHeaderField: "Cookie") ? cookie : nil
+                    let followed = decided.map { self.settingCookies(on: $0, keeping: yourCookie) }
+                    self.follow(followed, from: task, answer: answer)
+                }
+            }
+        }
+
+        /// The answer to give `task`'s redirect, or `nil` when the task is being cancelled and
+        /// must get none: its cancellation ends it. A ``cancel()`` that comes while the answer is
+        /// awaited (your delegate may take its time) cancels the task in place of the answer.
+        private func answeringRedirect(
+            of task: URLSessionTask,
+            with completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) -> (@Sendable (URLRequest?) -> Void)? {
+            guard task.state == .running else { return nil }
+            switch lock.withLock({ state.beginRedirect(of: task) }) {
+            case .withhold:
+                return nil
+            case .answerUntracked:
+                return { redirected in
+                    if task.state == .running {
+                        completionHandler(redirected)
+                    }
+                }
+            case .answer:
+                return { [self] redirected in
+                    let cancelsInstead = lock.withLock { state.isCancelled }
+                    if !cancelsInstead, task.state == .running {
+                        // The session takes the answer onto its work queue here, ahead of any
+                        // cancellation that starts after it.
+                        completionHandler(redirected)
+                    }
+                    if lock.withLock({ state.endRedirect() }) {
+                        Self.cancelAsynchronously(task)
+                    }
+                }
+            }
+        }
+
+        /// `redirected` with the `Cookie` field the session's cookie storage gives its URL, or as
+        /// it is when the transport sets no cookies itself.
+        private func settingCookies(on redirected: URLRequest, keeping yourCookie: String? = nil) -> URLRequest {
+            guard let storage = transport.cookieStorage else { return redirected }
+            return redirected.settingCookies(from: storage, keeping: yourCookie ?? request.headers["Cookie"])
+        }
+
+        /// Follows a redirect to `redirected`, or, for `nil`, ends at the redirect's response. A
+        /// redirect that keeps the method of a request with a body is sent on a new task, with
+        /// the body, at most `TransferState.maximumRedirects` times; then the request fails with
+        /// `URLError.httpTooManyRedirects`.
+        private func follow(
+            _ redirected: URLRequest?,
+            from old: URLSessionTask,
+            answer: @escaping @Sendable (URLRequest?) -> Void
+        ) {
+            guard var redirected, losesBody(redirected) else {
+                answer(redirected)
+                return
+            }
+            if case .data(let data) = request.body {
+                redirected.httpBody = data
+            }
+            let step = lock.withLock {
+                let step = state.replace(old, forRedirect: true)
+                if step == .proceed {
+                    currentRequest = redirected
+                }
+                return step
+            }
+            answer(nil)  // the old task ends at the redirect's response, which is ignored
+            // Not on this thread: it may be the session's, which making a task waits for.
+            switch step {
+            case .ignore:
+                return
+            case .proceed:
+                let next = redirected
+                DispatchQueue.global().async { self.startTask(sending: next) }
+            case .fail:
+                DispatchQueue.global().async { self.fail(URLError(.httpTooManyRedirects)) }
+            }
+        }
+
+        /// Whether the session would send `redirected` without the body it must carry.
+        private func losesBody(_ redirected: URLRequest) -> Bool {
+            switch request.body {
+            case .data(let data):
+                return !data.isEmpty && redirected.httpMethod == request.method.rawValue
+            case .file:
+                return redirected.httpMethod == request.method.rawValue
+            case nil:
+                return false
+            }
+        }
+    }
+
+    extension URLRequest {
+        /// Without `Content-Type` and `Content-Length` when a redirect turned the request into a
+        /// `GET` or `HEAD`, which has no body for them to describe.
+        fileprivate func droppingBodyFieldsWithoutABody() -> URLRequest {
+            guard httpMethod == "GET" || httpMethod == "HEAD" else { return self }
+            var request = self
+            request.setValue(nil, forHTTPHeaderField: "Content-Type")
+            request.setValue(nil, forHTTPHeaderField: "Content-Length")
+            return request
+        }
+    }
+#endif
