@@ -45,6 +45,7 @@ extension WebServiceProxy {
         -> TransportResponse
     {
         var request = prepared.request
+        request.collectsBody = request.responseBodyFile == nil
         guard let streamed = prepared.streamedBody else {
             return try await transport.stream(request).collect(for: request, errorBodyLimit: errorBodyLimit)
         }

@@ -65,7 +65,7 @@ extension WebServiceError: LocalizedError {
     /// the status's reason phrase.
     public var errorDescription: String? {
         if let text, !text.allSatisfy(\.isWhitespace) {
-            return Self.summary(of: text)
+            return Self.summary(of: text.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         return HTTPStatus.reasonPhrase(for: statusCode)
     }

@@ -164,31 +164,16 @@ struct ConcurrencyTests {
         #expect(outcome.queueLabel == "main", "delivered on the queue, which runs on the main queue")
     }
 
-    #if !KILO_ASYNC_HTTP_CLIENT
-        /// With your session and other requests in flight, Kilo decodes a response on the
-        /// session's delegate queue, as code that decodes in a completion handler does, and only
-        /// then hops to the callback queue; a lone request is decoded on the callback queue. On
-        /// Linux a completion runs on the session's work queue instead, which must not decode, so
-        /// every response is decoded on the callback queue.
-        @Test(.enabled(if: ProcessInfo.processInfo.environment["KILO_TEST_SESSION"] != "owned"))
-        func whereCallbacksOnYourSessionDecodeWhileOthersAreInFlight() async throws {
-            let proxy = try Servers.sampleProxy()
-            proxy.callbackQueue = CallbackQueues.make("concurrency.decoding")
-            let decodings = await Self.decodeConcurrently(Self.requestCount, with: proxy)
-            try Self.expectCorrectResults(decodings, count: Self.requestCount)
-            #expect(decodings.allSatisfy { $0.deliveredOn == "concurrency.decoding" })
-            #if canImport(FoundationNetworking)
-                #expect(decodings.allSatisfy { $0.decodedOn == "concurrency.decoding" }, "never on the work queue")
-            #else
-                #expect(decodings.contains { $0.decodedOn == "delegate queue" }, "some decoded on the delegate queue")
-            #endif
-
-            let lone = await Self.decodeConcurrently(1, with: proxy)
-            try Self.expectCorrectResults(lone, count: 1)
-            #expect(lone.first?.decodedOn == "concurrency.decoding")
-            #expect(lone.first?.deliveredOn == "concurrency.decoding")
-        }
-    #endif
+    /// A response is decoded in the request's task, off the callback queue, and delivered on it,
+    /// with other requests in flight or alone: one path for every callback request.
+    @Test func callbacksDecodeOffTheCallbackQueueAndDeliverOnIt() async throws {
+        let proxy = try Servers.sampleProxy()
+        proxy.callbackQueue = CallbackQueues.make("concurrency.decoding")
+        let decodings = await Self.decodeConcurrently(Self.requestCount, with: proxy)
+        try Self.expectCorrectResults(decodings, count: Self.requestCount)
+        #expect(decodings.allSatisfy { $0.deliveredOn == "concurrency.decoding" })
+        #expect(decodings.allSatisfy { $0.decodedOn == "other" })
+    }
 
     @Test func changingSettingsWhileRequestsRunIsSafe() async throws {
         let proxy = try Servers.sampleProxy()

@@ -6,9 +6,9 @@ import Foundation
 /// The producer (a URLSession task's delegate, or a task that pulls another sequence) appends
 /// chunks and finishes; the reader takes them one at a time with ``next()``. When more than
 /// ``Policy/pauseAbove`` bytes wait, the buffer asks the producer to pause, and to resume once
-/// the reader has taken them; a producer that cannot pause (Linux's URLSession) is stopped with
-/// ``LimitError/consumerTooSlow(bufferLimit:)`` once ``Policy/capacity`` bytes wait, so memory
-/// stays bounded whatever the reader's speed.
+/// the reader has taken them. For a producer that cannot pause (Linux's URLSession), what comes
+/// past that mark waits in a ``SpillFile`` on disk, read back in order, so memory stays bounded
+/// whatever the reader's speed; only if the file cannot be written does the body fail.
 ///
 /// Cancelling (the reader stops, a deadline passes) fails the buffer and tells the producer to
 /// stop its transfer.
@@ -18,16 +18,19 @@ package final class BodyBuffer: Sendable {
         /// Above this many waiting bytes a producer that can is asked to pause, and one that
         /// pulls waits in ``writable()``.
         package var pauseAbove: Int
-        /// At this many waiting bytes the body fails, for a producer that cannot pause; `nil` for
-        /// one that can.
-        package var capacity: Int?
+        /// Whether the producer can pause; what comes past the mark from one that cannot waits on
+        /// disk.
+        package var canPause: Bool
 
         /// For a producer that pauses: 1 MiB waits at most, and a little more in flight.
-        package static let pausing = Policy(pauseAbove: 1 << 20, capacity: nil)
+        package static let pausing = Policy(pauseAbove: 1 << 20, canPause: true)
 
-        package init(pauseAbove: Int, capacity: Int?) {
+        /// For a producer that cannot pause: 1 MiB waits in memory, the rest on disk.
+        package static let spilling = Policy(pauseAbove: 1 << 20, canPause: false)
+
+        package init(pauseAbove: Int, canPause: Bool) {
             self.pauseAbove = pauseAbove
-            self.capacity = capacity
+            self.canPause = canPause
         }
     }
 
@@ -51,7 +54,8 @@ package final class BodyBuffer: Sendable {
         }
     }
 
-    private struct State: Sendable {
+    private struct State: @unchecked Sendable {
+        // `@unchecked Sendable`: `spill`, a class, is only used under the buffer's lock.
         var chunks: [Data] = []
         var first = 0
         var waitingBytes = 0
@@ -63,9 +67,19 @@ package final class BodyBuffer: Sendable {
         var isCancelled = false
         /// Fails the body at its deadline; cancelled when the body ends first.
         var deadline: Task<Void, Never>?
+        /// Where bytes wait once the memory mark is passed, for a producer that cannot pause;
+        /// everything after the first spilled byte goes there, in order, until it is read.
+        var spill: SpillFile?
 
-        mutating func take() -> Data? {
-            guard first < chunks.count else { return nil }
+        mutating func take() throws -> Data? {
+            guard first < chunks.count else {
+                guard let spill else { return nil }
+                let chunk = try spill.read(upTo: 256 << 10)
+                if spill.count == 0 {
+                    self.spill = nil
+                }
+                return chunk
+            }
             let chunk = chunks[first]
             chunks[first] = Data()
             first += 1
@@ -114,19 +128,26 @@ package final class BodyBuffer: Sendable {
     /// Adds a chunk for the reader; ignored once the buffer has ended.
     package func append(_ chunk: Data) {
         guard !chunk.isEmpty else { return }
-        enum Step { case none, deliver(UnsafeContinuation<Data?, any Error>), pause(Producer), overflow }
+        enum Step { case none, deliver(UnsafeContinuation<Data?, any Error>), pause(Producer), fail(any Error) }
         let step: Step = state.withLock { state in
             guard state.end == nil else { return .none }
             if let reader = state.reader {
                 state.reader = nil
                 return .deliver(reader)
             }
+            if !policy.canPause, state.spill != nil || state.waitingBytes + chunk.count > policy.pauseAbove {
+                do {
+                    let spill = try state.spill ?? SpillFile()
+                    try spill.append(chunk)
+                    state.spill = spill
+                } catch {
+                    return .fail(error)
+                }
+                return .none
+            }
             state.chunks.append(chunk)
             state.waitingBytes += chunk.count
-            if let capacity = policy.capacity, state.waitingBytes > capacity {
-                return .overflow
-            }
-            if policy.capacity == nil, state.waitingBytes > policy.pauseAbove, !state.isPaused,
+            if policy.canPause, state.waitingBytes > policy.pauseAbove, !state.isPaused,
                 let producer = state.producer
             {
                 state.isPaused = true
@@ -138,7 +159,7 @@ package final class BodyBuffer: Sendable {
         case .none: break
         case .deliver(let reader): reader.resume(returning: chunk)
         case .pause(let producer): producer.pause()
-        case .overflow: cancel(with: LimitError.consumerTooSlow(bufferLimit: policy.capacity ?? 0))
+        case .fail(let error): cancel(with: error)
         }
     }
 
@@ -171,6 +192,7 @@ package final class BodyBuffer: Sendable {
             state.chunks = []
             state.first = 0
             state.waitingBytes = 0
+            state.spill = nil
             return state.producer
         }
         finish(throwing: error)
@@ -207,8 +229,8 @@ package final class BodyBuffer: Sendable {
     /// task cancels the body with `URLError(.cancelled)`.
     package func next() async throws -> Data? {
         enum Step { case chunk(Data, resume: Producer?), end(Result<Void, any Error>), wait }
-        let step: Step = state.withLock { state in
-            if let chunk = state.take() {
+        let step: Step = try state.withLock { state in
+            if let chunk = try state.take() {
                 return .chunk(chunk, resume: resumingProducer(&state))
             }
             if let end = state.end {
@@ -232,8 +254,12 @@ package final class BodyBuffer: Sendable {
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (reader: UnsafeContinuation<Data?, any Error>) in
                 let step: Result<Data?, any Error>? = state.withLock { state in
-                    if let chunk = state.take() {
-                        return .success(chunk)
+                    do {
+                        if let chunk = try state.take() {
+                            return .success(chunk)
+                        }
+                    } catch {
+                        return .failure(error)
                     }
                     if let end = state.end {
                         return end.map { nil }

@@ -9,7 +9,6 @@ public struct LimitError: Error, Sendable, Hashable {
         case bodyTooLarge
         case fileTooLarge
         case deadlineExceeded
-        case consumerTooSlow
     }
 
     private let code: Code
@@ -36,19 +35,12 @@ public struct LimitError: Error, Sendable, Hashable {
         LimitError(.deadlineExceeded, limit: seconds)
     }
 
-    /// The reader fell `bufferLimit` bytes behind a transfer that cannot pause (URLSession on
-    /// Linux).
-    public static func consumerTooSlow(bufferLimit: Int) -> LimitError {
-        LimitError(.consumerTooSlow, limit: Double(bufferLimit))
-    }
-
     /// The name of the setting that holds the limit, such as `maximumBodySize`.
     public var name: String {
         switch code {
         case .bodyTooLarge: "maximumBodySize"
         case .fileTooLarge: "maximumDownloadSize"
         case .deadlineExceeded: "deadline"
-        case .consumerTooSlow: "the response buffer"
         }
     }
 }
@@ -64,8 +56,6 @@ extension LimitError: LocalizedError {
             return "The downloaded file is larger than the limit of \(bytes) bytes (maximumDownloadSize)."
         case .deadlineExceeded:
             return "The request took longer than its deadline of \(limit) seconds."
-        case .consumerTooSlow:
-            return "The response body was read too slowly: \(bytes) bytes were waiting."
         }
     }
 }

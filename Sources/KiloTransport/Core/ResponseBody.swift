@@ -4,8 +4,8 @@ import Foundation
 ///
 /// Transports deliver every body this way, decoded (after any `Content-Encoding`), in bounded
 /// memory: a reader slower than the network pauses the transfer, or, where the platform cannot
-/// pause one (URLSession on Linux), fails it with ``LimitError/consumerTooSlow(bufferLimit:)``
-/// once 32 MiB wait (see Docs/Transports.md).
+/// pause one (URLSession on Linux), leaves what it has not read past 1 MiB in a temporary file
+/// (see Docs/Transports.md).
 ///
 /// Stopping early (a `break`, or dropping the body) and cancelling the reading task cancel the
 /// request and release its connection.
@@ -61,21 +61,70 @@ public struct ResponseBody: AsyncSequence, Sendable {
     ///
     /// - Parameter chunks: The chunks, in order; an error it throws ends the body with it.
     public init<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks) where Chunks.Element == Data {
-        let buffer = BodyBuffer()
+        let (body, writer) = Self.makeWritable()
         let pump = Task {
             do {
                 for try await chunk in chunks {
-                    await buffer.writable()
-                    guard !buffer.hasEnded else { return }
-                    buffer.append(chunk)
+                    guard await writer.write(chunk) else { return }
                 }
-                buffer.finish()
+                writer.finish()
             } catch {
-                buffer.finish(throwing: error is CancellationError ? URLError(.cancelled) : error)
+                writer.finish(throwing: error is CancellationError ? URLError(.cancelled) : error)
             }
         }
-        buffer.attach(BodyBuffer.Producer(cancel: { pump.cancel() }))
-        self.init(buffer)
+        writer.onCancel { pump.cancel() }
+        self = body
+    }
+
+    /// Makes a body that a producer of your own feeds, such as a transport that receives
+    /// chunks from callbacks, and the writer that feeds it.
+    ///
+    /// ```swift
+    /// let (body, writer) = ResponseBody.makeWritable()
+    /// writer.onCancel { connection.close() }   // the reader stopped reading
+    /// for await chunk in connection.chunks {
+    ///     guard await writer.write(chunk) else { break }   // waits while 1 MiB is unread
+    /// }
+    /// writer.finish()
+    /// ```
+    ///
+    /// - Returns: The body, and its writer.
+    public static func makeWritable() -> (body: ResponseBody, writer: Writer) {
+        let buffer = BodyBuffer()
+        return (ResponseBody(buffer), Writer(buffer: buffer))
+    }
+
+    /// Feeds a body made by ``ResponseBody/makeWritable()``.
+    public struct Writer: Sendable {
+        let buffer: BodyBuffer
+
+        /// Adds a chunk for the reader, first waiting while about 1 MiB waits unread, so that a
+        /// slow reader slows the producer down.
+        ///
+        /// - Parameter chunk: The bytes.
+        /// - Returns: `false` when the body has ended (its reader cancelled it): stop producing.
+        @discardableResult
+        public func write(_ chunk: Data) async -> Bool {
+            await buffer.writable()
+            guard !buffer.hasEnded else { return false }
+            buffer.append(chunk)
+            return true
+        }
+
+        /// Ends the body: the reader gets what waits, then the end, or `error`.
+        ///
+        /// - Parameter error: The error that ended the transfer, or `nil` for a complete body.
+        public func finish(throwing error: (any Error)? = nil) {
+            buffer.finish(throwing: error)
+        }
+
+        /// Sets what stops the producer when the reader cancels the body or drops it; called at
+        /// once if it has already.
+        ///
+        /// - Parameter cancel: Stops the transfer; it may run on any thread.
+        public func onCancel(_ cancel: @escaping @Sendable () -> Void) {
+            buffer.attach(BodyBuffer.Producer(cancel: cancel))
+        }
     }
 
     /// Stops reading: the transfer is cancelled, and a reader waiting for a chunk gets

@@ -57,7 +57,9 @@ extension Transport {
     ///   over its limit or a request past its deadline, or the file system's error if the
     ///   response body file cannot be written.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        try await Deadline.run(request.deadline) {
+        var request = request
+        request.collectsBody = request.responseBodyFile == nil
+        return try await Deadline.run(request.deadline) { [request] in
             try await stream(request).collect(for: request)
         }
     }

@@ -41,6 +41,10 @@ public struct TransportRequest: Sendable, Hashable {
     /// The most seconds ``Transport/send(_:)`` may take, response body included, or `nil` for no
     /// limit; unlike ``timeoutInterval``, data arriving does not extend it.
     public var deadline: TimeInterval?
+    /// Whether the response's body will be collected whole before anything reads it, as
+    /// ``Transport/send(_:)`` collects it: a decorating transport may then read the body before
+    /// it judges an attempt, and retry one whose body failed (see `Attempt`).
+    package var collectsBody = false
 
     /// Creates a request.
     ///

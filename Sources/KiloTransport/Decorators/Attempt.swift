@@ -3,10 +3,13 @@ import Foundation
 /// One attempt of a decorating transport: the outcome its policy judges, and the response to
 /// return if the attempt stands.
 ///
-/// A policy decides before any of a success's body is read, so that a retry never follows
-/// body bytes already delivered: it sees a 2xx response with an empty body. The body of any
-/// other status is read first, up to ``errorBodyLimit`` bytes, so that a policy can look into an
-/// error (a token refresh after a 401, say); the response returned then holds that prefix.
+/// A retry never follows body bytes already delivered. For a request whose body is read as it
+/// arrives, a policy decides before any of a success's body is read: it sees a 2xx response with
+/// an empty body. For one whose body is collected whole (``TransportRequest/collectsBody``), the
+/// body is read first, up to the request's `maximumBodySize`, so that a connection lost
+/// mid-body can be retried. The body of any other status is read first, up to
+/// ``errorBodyLimit`` bytes, so that a policy can look into an error (a token refresh after a
+/// 401, say); the response returned then holds what was read.
 package struct Attempt: Sendable {
     /// The most bytes of an error's body read for the policy.
     package static let errorBodyLimit = 1 << 20
@@ -20,11 +23,17 @@ package struct Attempt: Sendable {
     /// it as received to `progress`.
     package init(
         _ attempt: @autoclosure () async throws -> StreamedResponse,
-        progress: ProgressObserver?
+        for request: TransportRequest
     ) async {
+        let progress = request.progress
         do {
             let streamed = try await attempt()
-            if streamed.isSuccess {
+            if streamed.isSuccess, request.collectsBody {
+                let body = try await streamed.body.collect(upTo: request.maximumBodySize)
+                let whole = streamed.collected(body)
+                outcome = .success(whole)
+                response = .success(StreamedResponse(whole))
+            } else if streamed.isSuccess {
                 outcome = .success(streamed.collected(Data()))
                 response = .success(streamed)
             } else {

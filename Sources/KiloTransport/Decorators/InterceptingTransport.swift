@@ -48,7 +48,7 @@ public struct InterceptingTransport: Transport {
                 }
                 last.discard()
             }
-            let attempted = await Attempt(try await transport.stream(adapted), progress: adapted.progress)
+            let attempted = await Attempt(try await transport.stream(adapted), for: adapted)
             let outcome = attempted.outcome
             // Cancellation is checked again after `shouldRetry`, which may take its time (a token
             // refresh): a task cancelled meanwhile sends nothing more.

@@ -57,7 +57,7 @@ public struct RetryingTransport: Transport {
             if attempt > 1 {
                 request.progress?.restart()
             }
-            let attempted = await Attempt(try await transport.stream(request), progress: request.progress)
+            let attempted = await Attempt(try await transport.stream(request), for: request)
             let outcome = attempted.outcome
             guard !Task.isCancelled,
                 let delay = policy.delay(before: request, isSentAgainAfter: outcome, attempt: attempt, jitter: random())

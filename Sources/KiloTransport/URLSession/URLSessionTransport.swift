@@ -9,8 +9,8 @@ import Foundation
 /// Each request is a data task (an upload task for a file body) whose delegate hands the
 /// response's status and headers to the caller as soon as they arrive, then its body chunk by
 /// chunk, in bounded memory: on Apple platforms a reader that falls behind suspends the task
-/// until it catches up; on Linux, where URLSession cannot pause a transfer, a reader 32 MiB
-/// behind fails the body with ``LimitError/consumerTooSlow(bufferLimit:)`` (Docs/Linux.md).
+/// until it catches up; on Linux, where URLSession cannot pause a transfer, what a reader has not
+/// taken past 1 MiB waits in an unnamed temporary file (Docs/Linux.md).
 /// Cancelling the calling task, or the body, cancels the task. Progress is reported as bytes
 /// move, both ways.
 ///
@@ -78,7 +78,7 @@ public struct URLSessionTransport: Transport {
         self.backgroundIdentifier = configuration.identifier
         #if canImport(FoundationNetworking)
             self.cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
-            self.bodyPolicy = .unpausable
+            self.bodyPolicy = .spilling
         #else
             self.cookieStorage = nil
             self.bodyPolicy = .pausing
@@ -102,7 +102,7 @@ public struct URLSessionTransport: Transport {
         self.backgroundIdentifier = configuration.identifier
         #if canImport(FoundationNetworking)
             self.cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
-            self.bodyPolicy = .unpausable
+            self.bodyPolicy = .spilling
         #else
             self.cookieStorage = nil
             self.bodyPolicy = .pausing

@@ -49,9 +49,4 @@ import Foundation
         }
     }
 
-    extension BodyBuffer.Policy {
-        /// Linux's URLSession cannot pause a transfer (`suspend()` removes the transfer from
-        /// libcurl, it does not pause it), so a body whose reader falls 32 MiB behind fails.
-        static let unpausable = BodyBuffer.Policy(pauseAbove: 1 << 20, capacity: 32 << 20)
-    }
 #endif

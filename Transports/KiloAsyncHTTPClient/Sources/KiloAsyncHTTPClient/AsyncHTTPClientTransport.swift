@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Kilo
 import NIOCore
+import NIOFoundationCompat
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOSSL
@@ -10,9 +11,11 @@ import NIOSSL
 ///
 /// Choose it for server-side Swift on Linux, where it serves several times the requests per
 /// second of `URLSession`. It behaves like ``URLSessionTransport``: file bodies are streamed from
-/// disk with a `Content-Length`, a ``TransportRequest/responseBodyFile`` is streamed to disk,
-/// progress is reported as bytes move, cancelling the calling task cancels the request with
-/// `URLError.cancelled`, and failures are the `URLError`s `URLSession` gives.
+/// disk with a `Content-Length`, the response's status and headers are returned as soon as they
+/// arrive and its body as it arrives (at most about 1 MiB ahead of its reader: a slow reader
+/// slows the connection down), upload progress is reported as bytes move, cancelling the
+/// calling task or the body cancels the request with `URLError.cancelled`, and failures are the
+/// `URLError`s `URLSession` gives.
 ///
 /// ```swift
 /// let client = HTTPClient(
@@ -90,30 +93,75 @@ public struct AsyncHTTPClientTransport: Transport {
         return configuration
     }
 
-    /// Sends a request with the client.
+    /// Sends a request with the client and returns its response as soon as its status and
+    /// headers arrive, following redirects as ``URLSessionTransport`` does.
     ///
     /// - Parameter request: The request to send.
-    /// - Returns: The response, whatever its status code.
-    /// - Throws: ``RequestError`` for a request that cannot be sent (nothing is sent), `URLError`
-    ///   for a failure on the way (`URLError.cancelled` when the calling task is cancelled, with
-    ///   the client's error as `NSUnderlyingErrorKey`), or the file system's error if the
-    ///   response body file cannot be written.
-    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+    /// - Returns: The response, whatever its status code, its body still arriving.
+    /// - Throws: `RequestError` for a request that cannot be sent (nothing is sent), or the
+    ///   `URLError` that `URLSession` would give for the failure.
+    public func stream(_ request: TransportRequest) async throws -> StreamedResponse {
         try request.validate()
         try HTTPClientRequest.validateValues(of: request.headers)
+        let timer = IdleTimer.interval(for: request.timeoutInterval).map(IdleTimer.init)
+        let response: HTTPClientResponse
+        let answered: TransportRequest
         do {
-            guard let interval = IdleTimer.interval(for: request.timeoutInterval) else {
-                return try await exchange(request, timer: nil)
+            if let timer {
+                (response, answered) = try await timer.run { try await self.exchange(request, timer: timer) }
+            } else {
+                (response, answered) = try await exchange(request, timer: nil)
             }
-            let timer = IdleTimer(interval: interval)
-            return try await timer.run { try await self.exchange(request, timer: timer) }
         } catch {
             throw TransportFailure.error(for: error, url: request.url, isCancelled: Task.isCancelled)
         }
+        return StreamedResponse(
+            statusCode: Int(response.status.code),
+            headers: KiloTransport.HTTPHeaders(response.headers),
+            body: Self.body(of: response, to: answered, timer: timer)
+        )
     }
 
-    /// Sends a request, following redirects, and reads the final response's body.
-    private func exchange(_ original: TransportRequest, timer: IdleTimer?) async throws -> TransportResponse {
+    /// The response's body, read from the client by a task of its own, at most about 1 MiB ahead
+    /// of the body's reader, under the request's idle timeout.
+    private static func body(
+        of response: HTTPClientResponse,
+        to request: TransportRequest,
+        timer: IdleTimer?
+    ) -> ResponseBody {
+        let (body, writer) = ResponseBody.makeWritable()
+        let chunks = ClientBody(of: response, to: request.method)
+        let reader = Task {
+            do {
+                let read: @Sendable () async throws -> Void = {
+                    for try await chunk in chunks {
+                        timer?.touch()
+                        guard await writer.write(Data(buffer: chunk)) else { return }
+                        timer?.touch()
+                    }
+                }
+                if let timer {
+                    try await timer.run { try await read() }
+                } else {
+                    try await read()
+                }
+                writer.finish()
+            } catch {
+                writer.finish(
+                    throwing: TransportFailure.error(for: error, url: request.url, isCancelled: Task.isCancelled)
+                )
+            }
+        }
+        writer.onCancel { reader.cancel() }
+        return body
+    }
+
+    /// Sends the request, and again for each redirect the transport follows, until a response
+    /// that is not one arrives: that response, its body unread, and the request it answers.
+    private func exchange(
+        _ original: TransportRequest,
+        timer: IdleTimer?
+    ) async throws -> (HTTPClientResponse, TransportRequest) {
         let progress = original.progress
         var request = original
         var sendSize = try StreamedBody.size(of: request.body)
@@ -157,7 +205,7 @@ public struct AsyncHTTPClientTransport: Transport {
                 guard redirects <= Self.maximumRedirects else {
                     throw URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: request.url])
                 }
-                for try await _ in ResponseBody(of: response, to: request.method) {
+                for try await _ in ClientBody(of: response, to: request.method) {
                     timer?.touch()
                 }
                 request = next
@@ -167,66 +215,7 @@ public struct AsyncHTTPClientTransport: Transport {
             if let sendSize {
                 progress?.reportSent(sendSize, of: sendSize)
             }
-            return try await read(response, to: request.method, for: original, timer: timer)
+            return (response, request)
         }
-    }
-
-    /// The size of the body the transport reads, as the response announces it: its
-    /// `Content-Length`, unless the body has a content coding (`gzip`, `deflate`…). The client
-    /// decompresses such a body, and its `Content-Length` counts the compressed bytes, which
-    /// progress would pass long before the end: its size is unknown until the end, as over
-    /// ``URLSessionTransport``.
-    private static func expectedBodySize(of headers: NIOHTTP1.HTTPHeaders) -> Int64? {
-        let coding = headers.first(name: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
-        guard coding == nil || coding == "" || coding == "identity" else { return nil }
-        return headers.first(name: "Content-Length").flatMap { Int64($0) }
-    }
-
-    /// Reads a response's body into memory or into the request's response body file.
-    ///
-    /// - Parameters:
-    ///   - response: The final response.
-    ///   - method: The method of the request that received it, which a redirect may have changed.
-    ///   - request: The request as the caller gave it.
-    ///   - timer: Touched with each chunk received.
-    /// - Returns: The response, with its body unless it went to the request's file.
-    /// - Throws: What the client throws while the body arrives, or ``LocalFileError``.
-    private func read(
-        _ response: HTTPClientResponse,
-        to method: KiloTransport.HTTPMethod,
-        for request: TransportRequest,
-        timer: IdleTimer?
-    ) async throws -> TransportResponse {
-        let chunks = ResponseBody(of: response, to: method)
-        let expected = Self.expectedBodySize(of: response.headers)
-        let headers = KiloTransport.HTTPHeaders(response.headers)
-        let statusCode = Int(response.status.code)
-        let progress = request.progress
-        if let file = request.responseBodyFile {
-            let count = try await ResponseBodyFile.write(
-                chunks,
-                to: file,
-                expected: expected,
-                progress: progress,
-                timer: timer
-            )
-            progress?.reportReceived(count, of: count)
-            return TransportResponse(statusCode: statusCode, headers: headers)
-        }
-        var body = Data()
-        if let expected, expected > 0 {
-            body.reserveCapacity(Int(min(expected, 16 << 20)))
-        }
-        for try await chunk in chunks {
-            timer?.touch()
-            chunk.withUnsafeReadableBytes { bytes in
-                if let start = bytes.baseAddress {
-                    body.append(start.assumingMemoryBound(to: UInt8.self), count: bytes.count)
-                }
-            }
-            progress?.reportReceived(Int64(body.count), of: expected)
-        }
-        progress?.reportReceived(Int64(body.count), of: Int64(body.count))
-        return TransportResponse(statusCode: statusCode, headers: headers, body: body)
     }
 }

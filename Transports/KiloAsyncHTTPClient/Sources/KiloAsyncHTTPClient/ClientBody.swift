@@ -13,7 +13,7 @@ import NIOHTTPCompression
 /// 1xx, 204 or 304, and one with `Content-Length: 0` has no body, whatever its headers say
 /// (RFC 9110 §6.4.1): there is nothing to decompress, and `URLSession` returns such a response as
 /// it is. A body that is not empty by definition and ends early still fails.
-struct ResponseBody: AsyncSequence, Sendable {
+struct ClientBody: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
 
     private let body: HTTPClientResponse.Body
