@@ -139,7 +139,8 @@ extension ServerSentEventParser {
             }
             let field: UnsafeRawBufferPointer
             let value: UnsafeRawBufferPointer
-            if let colon = line.firstIndex(of: ASCII.colon) {
+            if let base = line.baseAddress, let found = memchr(base, Int32(ASCII.colon), line.count) {
+                let colon = base.distance(to: UnsafeRawPointer(found))
                 field = UnsafeRawBufferPointer(rebasing: line[..<colon])
                 let valueStart = colon + 1 < line.count && line[colon + 1] == ASCII.space ? colon + 2 : colon + 1
                 value = UnsafeRawBufferPointer(rebasing: line[valueStart...])
@@ -207,7 +208,7 @@ extension ServerSentEventParser {
         private mutating func resetEvent() {
             if data.capacity > 64 * 1024 {
                 data = []
-            } else {
+            } else if !data.isEmpty {
                 data.removeAll(keepingCapacity: true)
             }
             type = ""
