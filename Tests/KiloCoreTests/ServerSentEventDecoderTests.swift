@@ -64,13 +64,13 @@ import Testing
     }
 
     @Test func undecodableEventFailsByDefaultWithTheLineWhereItStarts() {
-        let stream = "data: 1\n\nid: 9\nevent: ping\ndata: {}\n\ndata: 3\n\n"
+        let stream = "data: 1\n\n: a comment is not the start\nid: 9\nevent: ping\ndata: {}\n\ndata: 3\n\n"
         for feeding in Feedings.all(stream) {
             var decoder = ServerSentEventDecoder(Int.self)
             let delivery = Delivery(feeding.chunks, append: { try decoder.append($0, $1) })
             #expect(delivery.elements == [1], "\(feeding.name)")
             let error = delivery.error as? StreamElementError
-            #expect(error == .undecodableEvent(line: 3, underlyingError: CancellationError()), "\(feeding.name)")
+            #expect(error == .undecodableEvent(line: 4, underlyingError: CancellationError()), "\(feeding.name)")
             #expect(error?.underlyingError is DecodingError, "\(feeding.name)")
             #expect(decoder.undecodableEvents == .fail)
         }

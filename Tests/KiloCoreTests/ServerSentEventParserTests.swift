@@ -190,6 +190,10 @@ import Testing
         try complete.append(Data(": hi\n\ndata: a\n\n".utf8)) { _ in }
         #expect(complete.finish() == false)
 
+        var endsWithAComment = ServerSentEventParser()
+        try endsWithAComment.append(Data("data: a\n\n: keep-alive\n".utf8)) { _ in }
+        #expect(endsWithAComment.finish() == false)
+
         var cutInsideALine = ServerSentEventParser()
         try cutInsideALine.append(Data("data: a\n\ndata: b".utf8)) { _ in }
         #expect(cutInsideALine.finish() == true)

@@ -106,7 +106,7 @@ extension ServerSentEventParser {
         /// The `retry` value of the event being read.
         private var retry: Int?
         private(set) var reconnectionTime: Int?
-        /// The number of the first line of the event being read; 0 before it starts.
+        /// The number of the event's first line that is not a comment; 0 before there is one.
         private var startLine = 0
         /// Whether the next line is the stream's first, which may start with a byte order mark.
         private var isAtStart = true
@@ -131,11 +131,11 @@ extension ServerSentEventParser {
                 try dispatch(handle)
                 return
             }
-            if startLine == 0 {
-                startLine = number
-            }
             if first == ASCII.colon {
                 return  // a comment
+            }
+            if startLine == 0 {
+                startLine = number
             }
             let field: UnsafeRawBufferPointer
             let value: UnsafeRawBufferPointer

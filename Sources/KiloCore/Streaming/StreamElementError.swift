@@ -26,7 +26,7 @@ public struct StreamElementError: Error, Sendable {
     private let code: Code
 
     /// The 1-based number of the stream's line at fault: the line that went past the limit, that
-    /// is not UTF-8, or that does not decode; for an event, the line where the event starts.
+    /// is not UTF-8, or that does not decode; for an event, its first line that is not a comment.
     public let line: Int
 
     /// The error that decoding threw (usually a `DecodingError`), for an element that does not
@@ -74,7 +74,7 @@ public struct StreamElementError: Error, Sendable {
     /// A server-sent event's data does not decode as the expected type.
     ///
     /// - Parameters:
-    ///   - line: The line where the event starts.
+    ///   - line: The event's first line that is not a comment.
     ///   - underlyingError: The error the decoder threw.
     /// - Returns: The error.
     public static func undecodableEvent(line: Int, underlyingError: any Error) -> StreamElementError {
