@@ -241,7 +241,10 @@ def stream_bytes():
 
 def bounded_number(values, name, default, low, high, kind=float):
     """values[name] (a query or JSON value) as a number between low and high; raises ValueError."""
-    value = kind(values.get(name, default))
+    try:
+        value = kind(values.get(name, default))
+    except (TypeError, ValueError):
+        raise ValueError(name) from None
     if not (math.isfinite(value) and low <= value <= high):
         raise ValueError(name)
     return value
@@ -274,7 +277,7 @@ def chat():
         delay = bounded_number(options, "delay", 0.02, 0, 5)
         drop_after = bounded_number(options, "drop_after", -1, -1, 1_000_000, int)
         fail = bounded_number(options, "fail", 0, 0, 599, int)
-    except (TypeError, ValueError) as error:
+    except ValueError as error:
         return bad_request(f"{error} must be a number in range")
     if fail:
         if fail < 400:

@@ -53,7 +53,10 @@ def bad_request(message):
 
 def number(request, name, default, low, high, kind=float):
     """The query parameter `name` as a number between low and high; raises ValueError."""
-    value = kind(request.query_params.get(name, default))
+    try:
+        value = kind(request.query_params.get(name, default))
+    except (TypeError, ValueError):
+        raise ValueError(name) from None
     if not (math.isfinite(value) and low <= value <= high):
         raise ValueError(name)
     return value
