@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "kilo-bench", targets: ["KiloBench"]),
         .executable(name: "kilo-bench-server", targets: ["KiloBenchServer"]),
         .executable(name: "kilo-bench-large", targets: ["KiloBenchLarge"]),
+        .executable(name: "kilo-bench-sse", targets: ["KiloBenchSSE"]),
     ],
     dependencies: [
         .package(name: "Kilo", path: ".."),
@@ -17,6 +18,8 @@ let package = Package(
         .package(name: "KiloAsyncHTTPClient", path: "../Transports/KiloAsyncHTTPClient"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.100.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // The server-sent event parser that kilo-bench-sse compares Kilo's with.
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
     ],
     targets: [
         .executableTarget(
@@ -55,6 +58,16 @@ let package = Package(
         .executableTarget(
             name: "KiloBenchLarge",
             dependencies: ["BenchmarkSupport", .product(name: "Kilo", package: "Kilo")]
+        ),
+        // Server-sent event parsing throughput, in memory: Kilo's parser, swift-openapi-runtime's,
+        // and a bare split on blank lines.
+        .executableTarget(
+            name: "KiloBenchSSE",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "Kilo", package: "Kilo"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -7,15 +7,16 @@
 #     kilo_start_httpbin          # exports KILO_HTTPBIN_URL
 #     kilo_start_sample_service   # exports KILO_SAMPLE_URL
 #     kilo_start_fault_server     # exports KILO_FAULT_URL and KILO_FAULT_TLS_URL
+#     kilo_start_sse_server       # exports KILO_SSE_URL
 #
 # Only python3 is required; curl may be missing on a fresh machine. Works with bash 3.2 (macOS) and later.
 
 KILO_SERVER_PIDS=()
 KILO_SERVER_LOGS=()
 
-# Installs httpbin, gunicorn and Flask unless they are already importable.
+# Installs httpbin, gunicorn, Flask, sse-starlette and uvicorn unless they are already importable.
 kilo_install_python_deps() {
-    if python3 -c 'import httpbin, gunicorn, flask' >/dev/null 2>&1; then
+    if python3 -c 'import httpbin, gunicorn, flask, sse_starlette, uvicorn' >/dev/null 2>&1; then
         return 0
     fi
     if ! python3 -m pip --version >/dev/null 2>&1; then
@@ -98,6 +99,15 @@ kilo_start_fault_server() {
     export KILO_FAULT_TLS_URL="https://127.0.0.1:$tls_port/"
 }
 
+# Starts Service/sse_server.py (sse-starlette under uvicorn) on a free port and exports KILO_SSE_URL.
+kilo_start_sse_server() {
+    local port
+    port=$(kilo_free_port) || return 1
+    _kilo_start_server sse-server "$port" health \
+        python3 Service/sse_server.py --port "$port" || return 1
+    export KILO_SSE_URL=$_KILO_STARTED_URL
+}
+
 # Starts httpbin under gunicorn on a free port and exports KILO_HTTPBIN_URL.
 kilo_start_httpbin() {
     local port
@@ -150,15 +160,17 @@ kilo_stop_servers() {
 }
 
 # Installs the Python packages and starts every test server (httpbin, the sample service, the
-# fault server), stopping them when the calling script exits; prints their URLs.
+# fault server, the SSE server), stopping them when the calling script exits; prints their URLs.
 kilo_start_test_servers() {
     kilo_install_python_deps
     trap kilo_stop_servers EXIT
     kilo_start_httpbin
     kilo_start_sample_service
     kilo_start_fault_server
+    kilo_start_sse_server
     echo "KILO_HTTPBIN_URL=$KILO_HTTPBIN_URL"
     echo "KILO_SAMPLE_URL=$KILO_SAMPLE_URL"
     echo "KILO_FAULT_URL=$KILO_FAULT_URL"
     echo "KILO_FAULT_TLS_URL=$KILO_FAULT_TLS_URL"
+    echo "KILO_SSE_URL=$KILO_SSE_URL"
 }

@@ -26,16 +26,35 @@ It binds to 127.0.0.1 only. Every endpoint answers JSON unless noted otherwise:
     GET  /slow?seconds=S                  sleeps S seconds (at most 30), then {"slept": S}
     GET  /bytes?n=N                       N bytes, byte i being i % 251, streamed
     GET  /health                          200, text/plain "ok"
+
+Streamed responses (each one thread of the server's own, so several stream at once):
+
+    POST /chat                            a chat answer as server-sent events, token by token
+         JSON body {"prompt": P, "tokens": N, "delay": S}, or the same as query parameters
+         (the query wins): N tokens (default 8, at most 100000), S seconds apart (default 0.02,
+         at most 5). Token i (from 0) is the i-th word, cycling, of "Echo: " + P, with a space
+         before every token but the first. Each event is one "data:" line holding an OpenAI-style
+         chat.completion.chunk (a first chunk with the role, one per token with delta.content,
+         a last one with finish_reason "stop"), then "data: [DONE]".
+         ?fail=CODE (400-599) answers CODE with {"error": {"message", "type", "code"}} (and
+         Retry-After: 1 for 429) before any stream; ?drop_after=K sends K events, then half of
+         the next one, then closes the connection without ending the chunked body.
+    GET  /records?count=N&delay=S         N JSON Lines (application/x-ndjson; default 10, at most
+         100000), S seconds apart (default 0): {"id": i, "name": "Record i", "created": ms},
+         i from 1. ?invalid_at=K makes line K "not json"; ?drop_after=K closes the connection
+         after K lines and half of the next.
 """
 
 import argparse
 import hashlib
+import json
 import logging
 import math
+import socket
 import time
 
 import flask.cli
-from flask import Flask, Response, jsonify, request
+from flask import Flask, Response, jsonify, request, stream_with_context
 
 app = Flask(__name__)
 
@@ -218,6 +237,105 @@ def stream_bytes():
 
     return Response(generate(), content_type="application/octet-stream",
                     headers={"Content-Length": str(count)})
+
+
+def bounded_number(values, name, default, low, high, kind=float):
+    """values[name] (a query or JSON value) as a number between low and high; raises ValueError."""
+    try:
+        value = kind(values.get(name, default))
+    except (TypeError, ValueError):
+        raise ValueError(name) from None
+    if not (math.isfinite(value) and low <= value <= high):
+        raise ValueError(name)
+    return value
+
+
+def drop_connection():
+    """Closes the client's connection at once, so a chunked body stops without its last chunk.
+
+    The development server (which runs this service) hands over its socket as werkzeug.socket;
+    after the shutdown, its write of the closing chunk fails and it drops the connection quietly.
+    """
+    sock = request.environ.get("werkzeug.socket")
+    if sock is None:
+        raise ConnectionAbortedError("no socket to drop")  # another server: end the body with an error
+    sock.shutdown(socket.SHUT_RDWR)
+
+
+def streamed(generate, content_type):
+    """A response that sends each piece generate() yields as it comes, in a chunk of its own."""
+    return Response(stream_with_context(generate()), content_type=content_type,
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@app.post("/chat")
+def chat():
+    body = request.get_json(silent=True)
+    options = {**(body if isinstance(body, dict) else {}), **request.args.to_dict()}
+    try:
+        tokens = bounded_number(options, "tokens", 8, 0, 100_000, int)
+        delay = bounded_number(options, "delay", 0.02, 0, 5)
+        drop_after = bounded_number(options, "drop_after", -1, -1, 1_000_000, int)
+        fail = bounded_number(options, "fail", 0, 0, 599, int)
+    except ValueError as error:
+        return bad_request(f"{error} must be a number in range")
+    if fail:
+        if fail < 400:
+            return bad_request("fail must be between 400 and 599")
+        response = jsonify(error={"message": f"Failing with {fail} as asked", "type": "sample_error", "code": fail})
+        response.status_code = fail
+        if fail == 429:
+            response.headers["Retry-After"] = "1"
+        return response
+    words = ("Echo: " + str(options.get("prompt", ""))).split()
+
+    def chunk(delta, finish_reason=None):
+        data = {"id": "chatcmpl-kilo", "object": "chat.completion.chunk", "created": 1700000000,
+                "model": "kilo-sample", "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+        return "data: " + json.dumps(data, ensure_ascii=False) + "\n\n"
+
+    def events():
+        yield chunk({"role": "assistant", "content": ""})
+        for index in range(tokens):
+            time.sleep(delay)
+            yield chunk({"content": ("" if index == 0 else " ") + words[index % len(words)]})
+        yield chunk({}, "stop")
+        yield "data: [DONE]\n\n"
+
+    def generate():
+        for sent, event in enumerate(events()):
+            if sent == drop_after:
+                yield event[:len(event) // 2].encode()
+                drop_connection()
+                return
+            yield event.encode()
+
+    return streamed(generate, "text/event-stream; charset=utf-8")
+
+
+@app.get("/records")
+def records():
+    try:
+        count = bounded_number(request.args, "count", 10, 0, 100_000, int)
+        delay = bounded_number(request.args, "delay", 0, 0, 5)
+        invalid_at = bounded_number(request.args, "invalid_at", 0, 0, 1_000_000, int)
+        drop_after = bounded_number(request.args, "drop_after", -1, -1, 1_000_000, int)
+    except ValueError as error:
+        return bad_request(f"{error} must be a number in range")
+
+    def generate():
+        for index in range(1, count + 1):
+            if index > 1 and delay:
+                time.sleep(delay)
+            line = "not json\n" if index == invalid_at else json.dumps(
+                {"id": index, "name": f"Record {index}", "created": 1700000000000 + index}) + "\n"
+            if index - 1 == drop_after:
+                yield line[:len(line) // 2].encode()
+                drop_connection()
+                return
+            yield line.encode()
+
+    return streamed(generate, "application/x-ndjson")
 
 
 @app.get("/health")
