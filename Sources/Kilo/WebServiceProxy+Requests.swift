@@ -31,7 +31,8 @@ extension WebServiceProxy {
     /// headers.
     ///
     /// - Throws: ``ArgumentEncodingError`` for a bad argument, ``RequestError`` for an invalid
-    ///   path, method, header or timeout. Nothing is sent when it throws.
+    ///   path (or one that leaves the base URL), method, header or timeout. Nothing is sent when
+    ///   it throws.
     func makeRequest(
         _ method: Method,
         path: String,
@@ -46,7 +47,7 @@ extension WebServiceProxy {
         if let accept, asksForJSON, headers["Accept"] == nil {
             headers["Accept"] = accept
         }
-        var url = try paths.resolve(path)
+        var url = try paths.resolve(path, allowsOtherOrigins: settings.allowsAbsoluteURLs)
         var body: TransportRequest.Body?
         var streamedBody: StreamedMultipart?
         if let content {

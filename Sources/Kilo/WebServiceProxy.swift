@@ -197,6 +197,30 @@ public final class WebServiceProxy: Sendable {
         set { settings.withLock { $0.timeoutInterval = newValue } }
     }
 
+    /// Whether a path may lead away from ``baseURL``: to another scheme, host or port, or with
+    /// user info. The default is `false`.
+    ///
+    /// A proxy's headers, such as its `Authorization`, go with every request, so by default a
+    /// path that would take them elsewhere (`//other.example/x`, `http://other.example:8080/x`,
+    /// `http://api@api.example.com/x`) fails with ``RequestError/pathLeavesBaseURL(_:)`` and
+    /// nothing is sent. A path that stays on the base URL's origin, relative or absolute
+    /// (`/health`, `https://api.example.com/v2/items`), is always allowed.
+    ///
+    /// Set it to follow absolute URLs that you trust with the proxy's headers, such as the
+    /// `next` links of a service that pages its results across hosts:
+    ///
+    /// ```swift
+    /// proxy.allowsAbsoluteURLs = true
+    /// var page: Page = try await proxy.invoke(.get, path: "items")
+    /// while let next = page.next {   // "https://page2.example.com/items?cursor=…"
+    ///     page = try await proxy.invoke(.get, path: next)
+    /// }
+    /// ```
+    public var allowsAbsoluteURLs: Bool {
+        get { settings.withLock { $0.allowsAbsoluteURLs } }
+        set { settings.withLock { $0.allowsAbsoluteURLs = newValue } }
+    }
+
     /// Whether `transport` sends with a URL session whose configuration has an `Accept` field,
     /// directly or under Kilo's retrying and intercepting transports.
     private static func sessionSendsAccept(_ transport: any Transport) -> Bool {
@@ -252,5 +276,6 @@ extension WebServiceProxy {
         var headers: [String: String] = [:]
         var callbacks = CallbackQueue(DispatchQueue.main)
         var timeoutInterval: TimeInterval?
+        var allowsAbsoluteURLs = false
     }
 }
