@@ -278,11 +278,6 @@ extension WebServiceProxy {
         data.map { Content(data: $0, type: type ?? "application/octet-stream") }
     }
 
-    /// Encodes a body as JSON, with dates as epoch milliseconds.
-    static func jsonContent<B: Encodable>(_ body: B) throws -> Content {
-        Content(data: try JSONCoding.makeEncoder().encode(body), type: "application/json")
-    }
-
     /// Writes a multipart body to a new temporary file, on a background thread so that a large
     /// file does not hold up the caller's thread or Swift's cooperative pool.
     ///

@@ -151,6 +151,29 @@ struct BadInputTests {
         var authorized: Int
     }
 
+    // MARK: Bodies that are not JSON
+
+    private struct Price: Encodable {
+        var dec: Decimal
+    }
+
+    /// `JSONEncoder` writes a `Decimal` that is not a number as a bare `NaN`; the body
+    /// `{"dec":NaN}` must not go out.
+    @Test func aDecimalNaNBodyIsRejected() async throws {
+        let error = await #expect(throws: EncodingError.self) {
+            try await proxy.invoke(.post, path: countedPath, body: Price(dec: .nan))
+        }
+        guard case .invalidValue(_, let context)? = error else {
+            Issue.record("expected invalidValue, got \(String(describing: error))")
+            return
+        }
+        #expect(context.codingPath.map(\.stringValue) == ["dec"])
+        #expect(throws: EncodingError.self) {
+            try proxy.invoke(.put, path: countedPath, body: [Price(dec: Decimal(1) / Decimal(0))]) { _ in }
+        }
+        try await expectNothingSent()
+    }
+
     // MARK: Multipart names
 
     @Test func quotesInMultipartNamesAreSentAsPercent22() async throws {

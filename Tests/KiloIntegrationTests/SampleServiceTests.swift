@@ -368,6 +368,46 @@ struct SampleServiceTests {
         #expect(echo.json.map { Fixtures.milliseconds(of: $0.due) } == 1_700_000_000_123)
     }
 
+    // MARK: Your own JSON coders
+
+    /// A person whose birthday an API writes as a day, `"1866-01-01"`.
+    private struct Birth: Codable, Equatable, Sendable {
+        var name: String
+        var born: Date
+    }
+
+    /// `/echo/body`, with the body as the server parsed it.
+    private struct EchoOf<Body: Decodable & Sendable>: Decodable, Sendable {
+        var json: Body
+    }
+
+    /// Docs/GettingStarted.md's recipe: coders that read and write dates as days.
+    @Test func ownCodersWriteAndReadDatesAsDays() async throws {
+        let day = DateFormatter()
+        day.locale = Locale(identifier: "en_US_POSIX")
+        day.timeZone = TimeZone(identifier: "UTC")
+        day.dateFormat = "yyyy-MM-dd"
+        proxy.makeJSONDecoder = {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .formatted(day)
+            return decoder
+        }
+        proxy.makeJSONEncoder = {
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .formatted(day)
+            return encoder
+        }
+        proxy.callbackQueue = CallbackQueues.make("sample.coders")
+        let birth = Birth(name: "Ada", born: try #require(day.date(from: "1866-01-01")))
+
+        let sent: EchoOf<[String: String]> = try await proxy.invoke(.post, path: "echo/body", body: birth)
+        #expect(sent.json == ["name": "Ada", "born": "1866-01-01"])
+        let echoed: CallbackOutcome<EchoOf<Birth>> = try await callback {
+            try proxy.invoke(.post, path: "echo/body", body: birth, resultHandler: $0)
+        }
+        #expect(try echoed.get().json == birth)
+    }
+
     @Test func putItemEchoesBody() async throws {
         let item: ItemUpdate = try await proxy.invoke(.put, path: "items/5", body: ItemUpdate(name: "Chair"))
         #expect(item == ItemUpdate(name: "Chair", id: 5))
