@@ -25,6 +25,21 @@ extension WebServiceProxy {
     struct StreamedMultipart: Sendable {
         var encoder: MultipartEncoder
         var arguments: [String: Argument]
+
+        /// Writes the body to a new private file in the system's temporary directory (see
+        /// ``TemporaryBodyFile``), first removing the copies that dead processes left there, if
+        /// this process has not looked for them lately.
+        ///
+        /// - Parameter shouldContinue: Asked before each chunk; `false` stops the writing.
+        /// - Returns: The file, which the caller removes when the request ends.
+        /// - Throws: `CancellationError` when `shouldContinue` said no; ``ArgumentEncodingError``
+        ///   for a file that cannot be read; the file system's error. The file is then removed.
+        func writeTemporaryFile(while shouldContinue: @escaping () -> Bool) throws -> URL {
+            TemporaryBodyFile.removeStaleCopiesIfDue()
+            return try TemporaryBodyFile.write(in: FileManager.default.temporaryDirectory, while: shouldContinue) {
+                try encoder.write(arguments, to: $0)
+            }
+        }
     }
 
     /// Builds the request for one call: resolves the path, places the arguments, and sets the

@@ -284,19 +284,15 @@ extension WebServiceProxy {
     /// Cancelling the calling task stops the writing at the next chunk, removes the file and
     /// throws `URLError.cancelled`: a body of gigabytes is not written out first.
     private static func writeTemporaryBody(_ streamed: StreamedMultipart) async throws -> URL {
-        let file = FileManager.default.temporaryDirectory
-            .appendingPathComponent("kilo-upload-\(UUID().uuidString).multipart")
         let isCancelled = Locked(false)
         do {
-            try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URL, any Error>) in
                     DispatchQueue.global(qos: .utility).async {
                         continuation.resume(
                             with: Result {
-                                try streamed.encoder.encode(streamed.arguments, toFile: file) {
-                                    !isCancelled.withLock { $0 }
-                                }
-                            }.map { _ in }
+                                try streamed.writeTemporaryFile { !isCancelled.withLock { $0 } }
+                            }
                         )
                     }
                 }
@@ -306,7 +302,6 @@ extension WebServiceProxy {
         } catch is CancellationError {
             throw URLError(.cancelled)
         }
-        return file
     }
 
     /// Removes a temporary file of Kilo's. Failing to remove it loses nothing: the system
