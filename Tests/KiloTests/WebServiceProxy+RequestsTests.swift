@@ -17,7 +17,10 @@ import Testing
         let transport = FakeTransport(statusCode: 204, data: Data())
         let date = Date(timeIntervalSince1970: 1_700_000_000.123)
         try await makeProxy(transport).invoke(
-            .post, path: "notes", arguments: ["text": "a+b&c", "when": date, "skip": WebServiceProxy.undefined])
+            .post,
+            path: "notes",
+            arguments: ["text": "a+b&c", "when": date, "skip": WebServiceProxy.undefined]
+        )
         let request = try #require(await transport.requests.first)
         #expect(request.url.absoluteString == "https://api.example.com/v1/notes")
         #expect(request.headers["content-type"] == "application/x-www-form-urlencoded")
@@ -35,13 +38,18 @@ import Testing
         let boundary = String(contentType.dropFirst("multipart/form-data; boundary=".count))
         #expect(
             text(request)
-                == "--\(boundary)\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nTrip\r\n--\(boundary)--\r\n")
+                == "--\(boundary)\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nTrip\r\n--\(boundary)--\r\n"
+        )
     }
 
     @Test func postWithContentSendsArgumentsInTheQueryString() async throws {
         let transport = FakeTransport(statusCode: 204, data: Data())
         try await makeProxy(transport).invoke(
-            .post, path: "blobs", arguments: ["name": "a/b"], content: Data([1, 2, 3]))
+            .post,
+            path: "blobs",
+            arguments: ["name": "a/b"],
+            content: Data([1, 2, 3])
+        )
         let request = try #require(await transport.requests.first)
         #expect(request.url.query == "name=a%2Fb")
         #expect(request.body == .data(Data([1, 2, 3])))
@@ -58,7 +66,11 @@ import Testing
         let transport = FakeTransport(statusCode: 200, body: #"{"name":"Ann","born":1700000000123}"#)
         let person = Person(name: "Ann", born: Date(timeIntervalSince1970: 1_700_000_000.123))
         let echoed: Person = try await makeProxy(transport).invoke(
-            .post, path: "people", arguments: ["notify": true], body: person)
+            .post,
+            path: "people",
+            arguments: ["notify": true],
+            body: person
+        )
         let request = try #require(await transport.requests.first)
         #expect(echoed == person)
         #expect(request.url.query == "notify=true")
@@ -72,7 +84,9 @@ import Testing
     @Test func argumentsAreAppendedToAQueryInThePath() async throws {
         let transport = FakeTransport(statusCode: 204, data: Data())
         try await makeProxy(transport).invoke(.get, path: "search?lang=en", arguments: ["q": "kilo"])
-        #expect(await transport.requests.first?.url.absoluteString == "https://api.example.com/v1/search?lang=en&q=kilo")
+        #expect(
+            await transport.requests.first?.url.absoluteString == "https://api.example.com/v1/search?lang=en&q=kilo"
+        )
     }
 
     /// A query whose last value ends with `?` (allowed in a query) is not an empty query: the
@@ -288,7 +302,10 @@ import Testing
 
     @Test func manyMorePathsThanTheResolverRemembersEachGoWhereTheyShould() async throws {
         let transport = FakeTransport(statusCode: 204, data: Data())
-        let proxy = WebServiceProxy(baseURL: try #require(URL(string: "https://api.example.com/v1/")), transport: transport)
+        let proxy = WebServiceProxy(
+            baseURL: try #require(URL(string: "https://api.example.com/v1/")),
+            transport: transport
+        )
         let paths = (0..<200).map { "items/\($0)" }
         for path in paths + paths.reversed() {
             try await proxy.invoke(.get, path: path)
@@ -317,7 +334,10 @@ import Testing
         let transport = FakeTransport(statusCode: 204, data: Data())
         await #expect(throws: ArgumentEncodingError.fileNotAllowed("doc")) {
             try await makeProxy(transport).invoke(
-                .post, path: "upload", arguments: ["doc": URL(fileURLWithPath: "/tmp/a.txt")])
+                .post,
+                path: "upload",
+                arguments: ["doc": URL(fileURLWithPath: "/tmp/a.txt")]
+            )
         }
         #expect(await transport.requests.isEmpty)
     }
