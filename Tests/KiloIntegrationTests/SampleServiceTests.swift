@@ -116,6 +116,22 @@ struct SampleServiceTests {
         #expect(echo.raw == raw)
     }
 
+    /// An endpoint that is the base URL itself, as upload services give one: the empty path
+    /// calls it, with its query kept and the arguments added to it, or in a multipart body.
+    @Test func theEmptyPathCallsTheBaseURLItself() async throws {
+        let sample = try #require(Servers.sample)
+        let query = Servers.makeProxy(baseURL: try #require(URL(string: "echo/query?fixed=1", relativeTo: sample)))
+        let echo: QueryEcho = try await query.invoke(.get, path: "", arguments: ["q": "a b"])
+        #expect(echo.args == ["fixed": ["1"], "q": ["a b"]])
+        let upload = Servers.makeProxy(baseURL: try #require(URL(string: "echo/multipart", relativeTo: sample)))
+        upload.encoding = .multipartFormData
+        upload.callbackQueue = CallbackQueues.make("sample.empty-path")
+        let outcome: CallbackOutcome<MultipartEcho> = try await callback {
+            upload.invoke(.post, path: "", arguments: ["title": "Trip"], resultHandler: $0)
+        }
+        #expect(try outcome.get().form == ["title": ["Trip"]])
+    }
+
     /// A scheme is matched without regard to case (RFC 3986): a base URL or an absolute path
     /// spelled `HTTP://` reaches the server, where Linux's URLSession refuses it as unsupported.
     @Test func schemeInCapitalsReachesTheServer() async throws {
