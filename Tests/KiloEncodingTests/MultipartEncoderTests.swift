@@ -504,24 +504,6 @@ import Testing
         #expect(try Data(contentsOf: target) == Data("--B--\r\n".utf8))
     }
 
-    /// Writing stops at the chunk where `shouldContinue` first says no (a cancelled upload): the
-    /// rest of a large file is not read, the half-written body is removed, and
-    /// `CancellationError` is thrown.
-    @Test func encodeToFileStopsWhenToldAndRemovesTheTarget() throws {
-        var generator = SeededGenerator(seed: 9)
-        let big = try directory.makeFile(named: "big.bin", contents: Data(generator.bytes(count: 4 * 1024 * 1024)))
-        let target = directory.url(for: "body.multipart")
-        var asked = 0
-        #expect(throws: CancellationError.self) {
-            try encoder.encode(["big": .file(big)], toFile: target) {
-                asked += 1
-                return asked < 3
-            }
-        }
-        #expect(asked == 3)
-        #expect(!directory.fileExists(at: target))
-    }
-
     /// A body file that cannot be made fails with the file system's reason, not an error that
     /// says nothing (`FileManager.createFile` only answers yes or no).
     @Test func encodeToFileInAMissingFolderThrowsTheReason() throws {
