@@ -14,10 +14,18 @@ import KiloTransport
 /// of the cost (about 4,000 instructions; a path that misses pays two more lock round trips and a
 /// dictionary lookup and insert, a few hundred). Any other path takes the general route. Copies
 /// of a resolver (``WebServiceProxy/withTimeout(_:)``'s proxies) share what it remembers.
+///
+/// The empty path is the base URL itself (without a fragment, as RFC 3986 resolves it). A path
+/// that leads to another origin (scheme, host or port) than the base URL's, or that names user
+/// info the base URL does not have, is refused unless the caller allows it: headers meant for the
+/// service, such as its `Authorization`, would go to whoever that path names.
 struct PathResolver: Sendable {
     let baseURL: URL
     /// The base URL's text, when plain paths may simply be appended to it.
     private let prefix: String?
+    /// The URL of the empty path: the base URL, absolute, without its fragment; `nil` when that
+    /// is not an HTTP(S) URL with a host.
+    private let baseURLItself: URL?
     /// Plain paths resolved recently, and their URLs: up to 64.
     private let recent = RecentURLs(limit: 64)
 
@@ -38,13 +46,20 @@ struct PathResolver: Sendable {
         } else {
             prefix = nil
         }
+        baseURLItself = Self.httpURL(Self.withoutFragment(absolute))
     }
 
     /// Resolves `path` against the base URL.
     ///
+    /// - Parameters:
+    ///   - path: The path; empty for the base URL itself.
+    ///   - allowsOtherOrigins: Whether the path may lead to another scheme, host or port than the
+    ///     base URL's, or name user info the base URL does not have.
+    /// - Returns: The request's URL, its scheme in lowercase.
     /// - Throws: ``RequestError/invalidPath(_:)`` unless the result is an absolute HTTP(S) URL
-    ///   with a host.
-    func resolve(_ path: String) throws -> URL {
+    ///   with a host; ``RequestError/pathLeavesBaseURL(_:)`` for a path that leads away from the
+    ///   base URL's origin, unless `allowsOtherOrigins`.
+    func resolve(_ path: String, allowsOtherOrigins: Bool = false) throws -> URL {
         // Plain first: Swift compares strings by canonical equivalence, so a path such as
         // "\u{212A}elvin" (KELVIN SIGN) would find the URL remembered for "Kelvin". A plain path is
         // ASCII, and ASCII strings are equal only when their bytes are.
@@ -59,13 +74,58 @@ struct PathResolver: Sendable {
                 return url
             }
         }
-        guard let url = URL(string: path, relativeTo: baseURL)?.absoluteURL,
-            let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = url.host, !host.isEmpty
-        else {
+        if path.isEmpty {
+            // `URL(string: "")` is nil; RFC 3986 resolves the empty reference to the base itself.
+            guard let baseURLItself else { throw RequestError.invalidPath(path) }
+            return baseURLItself
+        }
+        guard let url = Self.httpURL(URL(string: path, relativeTo: baseURL)?.absoluteURL) else {
             throw RequestError.invalidPath(path)
         }
-        return Self.withLowercaseScheme(url)
+        guard allowsOtherOrigins || Self.hasSameOrigin(url, as: baseURL.absoluteURL) else {
+            throw RequestError.pathLeavesBaseURL(path)
+        }
+        return url
+    }
+
+    /// `url` with its scheme in lowercase, if it is an HTTP(S) URL with a host.
+    private static func httpURL(_ url: URL?) -> URL? {
+        guard let url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty
+        else {
+            return nil
+        }
+        return withLowercaseScheme(url)
+    }
+
+    /// Whether `url` has the scheme, host, port and user info of `base`: where a request may go
+    /// with the headers meant for `base`. Schemes and hosts are compared without regard to case,
+    /// and a missing port is the scheme's default; anything else that differs, even a host
+    /// spelled another way (`127.1` for `127.0.0.1`), counts as another origin.
+    private static func hasSameOrigin(_ url: URL, as base: URL) -> Bool {
+        let scheme = url.scheme?.lowercased()
+        return scheme == base.scheme?.lowercased()
+            && url.host?.lowercased() == base.host?.lowercased()
+            && (url.port ?? defaultPort(scheme)) == (base.port ?? defaultPort(scheme))
+            && url.user == base.user && url.password == base.password
+    }
+
+    /// The port an HTTP(S) URL without one connects to.
+    private static func defaultPort(_ scheme: String?) -> Int? {
+        switch scheme {
+        case "http": 80
+        case "https": 443
+        default: nil
+        }
+    }
+
+    /// `url` without its fragment.
+    private static func withoutFragment(_ url: URL) -> URL {
+        guard url.fragment != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            return url
+        }
+        components.fragment = nil
+        return components.url ?? url
     }
 
     /// `url` with its scheme in lowercase. A scheme is matched without regard to case, but

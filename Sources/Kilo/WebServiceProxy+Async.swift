@@ -37,7 +37,7 @@ extension WebServiceProxy {
         try ResponseMapper.validate(await response(to: request))
     }
 
-    /// Calls an operation that returns JSON, decoded with dates as epoch milliseconds.
+    /// Calls an operation that returns JSON, decoded by ``makeJSONDecoder`` (dates as epoch milliseconds).
     ///
     /// - Parameters:
     ///   - method: The HTTP method.
@@ -65,7 +65,7 @@ extension WebServiceProxy {
             accept: "application/json",
             progress: progress
         )
-        return try ResponseMapper.decoded(from: await response(to: request))
+        return try decodingJSON()(await response(to: request))
     }
 
     /// Calls an operation with a JSON body, for an operation that returns no content.
@@ -74,7 +74,7 @@ extension WebServiceProxy {
     ///   - method: The HTTP method.
     ///   - path: The operation's path, relative to ``baseURL``.
     ///   - arguments: The arguments, sent in the query string.
-    ///   - body: The body, encoded as JSON with dates as epoch milliseconds.
+    ///   - body: The body, encoded as JSON by ``makeJSONEncoder`` (dates as epoch milliseconds).
     ///   - progress: Receives upload and download progress, on a background thread.
     /// - Throws: `EncodingError` if the body cannot be encoded, and the errors of
     ///   ``invoke(_:path:arguments:content:contentType:progress:)->()``.
@@ -89,7 +89,7 @@ extension WebServiceProxy {
             method,
             path: path,
             arguments: arguments,
-            content: Self.jsonContent(body),
+            content: jsonContent(body),
             progress: progress
         )
         try ResponseMapper.validate(await response(to: request))
@@ -101,7 +101,7 @@ extension WebServiceProxy {
     ///   - method: The HTTP method.
     ///   - path: The operation's path, relative to ``baseURL``.
     ///   - arguments: The arguments, sent in the query string.
-    ///   - body: The body, encoded as JSON with dates as epoch milliseconds.
+    ///   - body: The body, encoded as JSON by ``makeJSONEncoder`` (dates as epoch milliseconds).
     ///   - progress: Receives upload and download progress, on a background thread.
     /// - Returns: The decoded value.
     /// - Throws: `EncodingError` if the body cannot be encoded, `DecodingError` if the response
@@ -117,11 +117,11 @@ extension WebServiceProxy {
             method,
             path: path,
             arguments: arguments,
-            content: Self.jsonContent(body),
+            content: jsonContent(body),
             accept: "application/json",
             progress: progress
         )
-        return try ResponseMapper.decoded(from: await response(to: request))
+        return try decodingJSON()(await response(to: request))
     }
 
     /// Calls an operation whose response is read by a custom handler.

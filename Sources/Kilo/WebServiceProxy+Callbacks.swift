@@ -44,7 +44,7 @@ extension WebServiceProxy {
         )
     }
 
-    /// Calls an operation that returns JSON, decoded with dates as epoch milliseconds.
+    /// Calls an operation that returns JSON, decoded by ``makeJSONDecoder`` (dates as epoch milliseconds).
     ///
     /// - Parameters:
     ///   - method: The HTTP method.
@@ -78,7 +78,7 @@ extension WebServiceProxy {
                     progress: progress
                 )
             },
-            map: { response -> T in try ResponseMapper.decoded(from: response) },
+            map: decodingJSON(),
             resultHandler: resultHandler
         )
     }
@@ -89,7 +89,7 @@ extension WebServiceProxy {
     ///   - method: The HTTP method.
     ///   - path: The operation's path, relative to ``baseURL``.
     ///   - arguments: The arguments, sent in the query string.
-    ///   - body: The body, encoded as JSON with dates as epoch milliseconds.
+    ///   - body: The body, encoded as JSON by ``makeJSONEncoder`` (dates as epoch milliseconds).
     ///   - progress: Receives upload and download progress, on a background thread; but with a body, the
     ///     first report may come from the calling thread, before this method returns.
     ///   - resultHandler: Receives success, or the error.
@@ -104,7 +104,7 @@ extension WebServiceProxy {
         progress: TransferProgress.Handler? = nil,
         resultHandler: @escaping ResultHandler<Void>
     ) throws -> RequestTask? {
-        let content = try Self.jsonContent(body)
+        let content = try jsonContent(body)
         return start(
             { try makeRequest(method, path: path, arguments: arguments, content: content, progress: progress) },
             map: ResponseMapper.validate,
@@ -118,7 +118,7 @@ extension WebServiceProxy {
     ///   - method: The HTTP method.
     ///   - path: The operation's path, relative to ``baseURL``.
     ///   - arguments: The arguments, sent in the query string.
-    ///   - body: The body, encoded as JSON with dates as epoch milliseconds.
+    ///   - body: The body, encoded as JSON by ``makeJSONEncoder`` (dates as epoch milliseconds).
     ///   - progress: Receives upload and download progress, on a background thread; but with a body, the
     ///     first report may come from the calling thread, before this method returns.
     ///   - resultHandler: Receives the decoded value, or the error.
@@ -133,7 +133,7 @@ extension WebServiceProxy {
         progress: TransferProgress.Handler? = nil,
         resultHandler: @escaping ResultHandler<T>
     ) throws -> RequestTask? {
-        let content = try Self.jsonContent(body)
+        let content = try jsonContent(body)
         return start(
             {
                 try makeRequest(
@@ -145,7 +145,7 @@ extension WebServiceProxy {
                     progress: progress
                 )
             },
-            map: { response -> T in try ResponseMapper.decoded(from: response) },
+            map: decodingJSON(),
             resultHandler: resultHandler
         )
     }

@@ -25,13 +25,29 @@ extension WebServiceProxy {
     struct StreamedMultipart: Sendable {
         var encoder: MultipartEncoder
         var arguments: [String: Argument]
+
+        /// Writes the body to a new private file in the system's temporary directory (see
+        /// ``TemporaryBodyFile``), first removing the copies that dead processes left there, if
+        /// this process has not looked for them lately.
+        ///
+        /// - Parameter shouldContinue: Asked before each chunk; `false` stops the writing.
+        /// - Returns: The file, which the caller removes when the request ends.
+        /// - Throws: `CancellationError` when `shouldContinue` said no; ``ArgumentEncodingError``
+        ///   for a file that cannot be read; the file system's error. The file is then removed.
+        func writeTemporaryFile(while shouldContinue: @escaping () -> Bool) throws -> URL {
+            TemporaryBodyFile.removeStaleCopiesIfDue()
+            return try TemporaryBodyFile.write(in: FileManager.default.temporaryDirectory, while: shouldContinue) {
+                try encoder.write(arguments, to: $0)
+            }
+        }
     }
 
     /// Builds the request for one call: resolves the path, places the arguments, and sets the
     /// headers.
     ///
     /// - Throws: ``ArgumentEncodingError`` for a bad argument, ``RequestError`` for an invalid
-    ///   path, method, header or timeout. Nothing is sent when it throws.
+    ///   path (or one that leaves the base URL), method, header or timeout. Nothing is sent when
+    ///   it throws.
     func makeRequest(
         _ method: Method,
         path: String,
@@ -46,7 +62,7 @@ extension WebServiceProxy {
         if let accept, asksForJSON, headers["Accept"] == nil {
             headers["Accept"] = accept
         }
-        var url = try paths.resolve(path)
+        var url = try paths.resolve(path, allowsOtherOrigins: settings.allowsAbsoluteURLs)
         var body: TransportRequest.Body?
         var streamedBody: StreamedMultipart?
         if let content {

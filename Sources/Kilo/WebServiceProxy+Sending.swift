@@ -124,30 +124,21 @@ extension WebServiceProxy {
         data.map { Content(data: $0, type: type ?? "application/octet-stream") }
     }
 
-    /// Encodes a body as JSON, with dates as epoch milliseconds.
-    static func jsonContent<B: Encodable>(_ body: B) throws -> Content {
-        Content(data: try JSONCoding.makeEncoder().encode(body), type: "application/json")
-    }
-
     /// Writes a multipart body to a new temporary file, on a background thread so that a large
     /// file does not hold up the caller's thread or Swift's cooperative pool.
     ///
     /// Cancelling the calling task stops the writing at the next chunk, removes the file and
     /// throws `URLError.cancelled`: a body of gigabytes is not written out first.
     private static func writeTemporaryBody(_ streamed: StreamedMultipart) async throws -> URL {
-        let file = FileManager.default.temporaryDirectory
-            .appendingPathComponent("kilo-upload-\(UUID().uuidString).multipart")
         let isCancelled = Locked(false)
         do {
-            try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URL, any Error>) in
                     DispatchQueue.global(qos: .utility).async {
                         continuation.resume(
                             with: Result {
-                                try streamed.encoder.encode(streamed.arguments, toFile: file) {
-                                    !isCancelled.withLock { $0 }
-                                }
-                            }.map { _ in }
+                                try streamed.writeTemporaryFile { !isCancelled.withLock { $0 } }
+                            }
                         )
                     }
                 }
@@ -157,7 +148,6 @@ extension WebServiceProxy {
         } catch is CancellationError {
             throw URLError(.cancelled)
         }
-        return file
     }
 
     /// Removes a temporary file of Kilo's. Failing to remove it loses nothing: the system

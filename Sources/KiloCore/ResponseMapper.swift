@@ -22,6 +22,19 @@ package enum ResponseMapper {
     /// - Throws: ``WebServiceError`` for a status outside 2xx; `DecodingError` for a body that
     ///   is not a valid `T`.
     package static func decoded<T: Decodable>(from response: TransportResponse) throws -> T {
+        try decoded(from: response, using: decoder)
+    }
+
+    /// Checks the status, then decodes the body as JSON with `decoder`.
+    ///
+    /// An empty body decodes to `nil` when `T` is an optional type.
+    ///
+    /// - Throws: ``WebServiceError`` for a status outside 2xx; `DecodingError` for a body that
+    ///   is not a valid `T`.
+    package static func decoded<T: Decodable>(
+        from response: TransportResponse,
+        using decoder: JSONDecoder
+    ) throws -> T {
         try validate(response)
         if response.body.isEmpty, let optional = T.self as? any OptionalDecodable.Type,
             let none = optional.emptyBodyValue as? T

@@ -19,12 +19,21 @@ extension Argument {
     /// - A file `URL`: ``file(_:)``; any other `URL`: its absolute string.
     /// - An array: ``list(_:)`` of its converted elements.
     /// - An optional or `AnyHashable`: the value it holds; `nil` and `NSNull`: ``undefined``.
+    /// - Any other `RawRepresentable` (an enum with raw values, an `OptionSet`): its raw value,
+    ///   converted by these same rules.
+    /// - Any other `CustomStringConvertible` (an enum or a struct with a `description`):
+    ///   ``string(_:)`` of its description, as Kilo 3.x sent every value.
+    ///
+    /// A raw value comes before a description: for `enum Day: String, CustomStringConvertible`
+    /// the server gets the raw value, which is what such types are for.
     ///
     /// - Parameters:
     ///   - value: The value to convert.
     ///   - key: The argument's name, used in the error.
-    /// - Throws: ``ArgumentEncodingError/unsupportedValue(_:type:)`` for any other type, such as a
-    ///   dictionary.
+    /// - Throws: ``ArgumentEncodingError/unsupportedValue(_:type:)`` for a value whose text is no
+    ///   value a server could read: a collection other than an array (a dictionary, a set,
+    ///   `Data`, a range), or a value without a description of its own (a struct or class that
+    ///   is not `CustomStringConvertible`, a closure, a tuple).
     public init(_ value: Any, forKey key: String) throws {
         if let common = Argument.commonValue(value) {
             self = common
@@ -38,6 +47,8 @@ extension Argument {
             self = .list(try array.map { try Argument($0, forKey: key) })
         } else if let convertible = value as? any LosslessStringConvertible {
             self = .string(convertible.description)
+        } else if let described = try Argument.describedValue(value, forKey: key) {
+            self = described
         } else {
             throw ArgumentEncodingError.unsupportedValue(key, type: String(describing: type(of: value)))
         }
@@ -97,6 +108,26 @@ extension Argument {
         case let floating as any BinaryFloatingPoint: return shortestNumber(floating)  // CGFloat, Float16, Float80
         default: return nil
         }
+    }
+
+    /// The argument for a value that no type above matched: a raw value, or a description, as
+    /// Kilo 3.x sent any value by its description; `nil` for a value that has no text a server
+    /// could read.
+    ///
+    /// A collection's description (`["a": 1]`, `[1, 2]` for a set, `5 bytes` for `Data`) is
+    /// never the value meant, so a collection has none; nor has a type without a
+    /// `description` of its own, whose text would be its type name or its fields.
+    private static func describedValue(_ value: Any, forKey key: String) throws -> Argument? {
+        if let representable = value as? any RawRepresentable {
+            return try Argument(representable.rawValue, forKey: key)
+        }
+        if value is any Sequence {
+            return nil
+        }
+        if let described = value as? any CustomStringConvertible {
+            return .string(described.description)
+        }
+        return nil
     }
 
     /// Reads a Foundation number, as `JSONSerialization` and Objective-C code make them, by

@@ -76,7 +76,10 @@ public struct MultipartEncoder: Sendable {
     /// Encodes arguments as a multipart body written to a file, reading each file argument in
     /// chunks so that memory use stays bounded whatever the files' sizes.
     ///
-    /// The file is created or replaced. If encoding fails, it is removed.
+    /// The file is created or replaced. If encoding fails, it is removed. A file it creates gets
+    /// the process's default permissions (with the usual umask, every user may read it), so write
+    /// a body that holds private files into a directory that only you can read. (The streamed
+    /// uploads of Kilo's `WebServiceProxy` write their own copy, readable by its owner only.)
     ///
     /// Send the file as the request body with this encoder's ``contentType``; the returned length
     /// is the body's `Content-Length`. `URLSession` streams the file and sets the length itself,
@@ -99,25 +102,6 @@ public struct MultipartEncoder: Sendable {
     ///   the body file cannot be written.
     @discardableResult
     public func encode(_ arguments: [String: Argument], toFile fileURL: URL) throws -> Int64 {
-        try encode(arguments, toFile: fileURL, while: { true })
-    }
-
-    /// Encodes arguments as a multipart body written to a file, as ``encode(_:toFile:)`` does,
-    /// but stops as soon as `shouldContinue` returns `false`, which it is asked before each chunk.
-    ///
-    /// - Parameters:
-    ///   - arguments: The arguments to encode.
-    ///   - fileURL: Where to write the body; removed if encoding fails or stops.
-    ///   - shouldContinue: Whether to go on writing.
-    /// - Returns: The number of bytes written.
-    /// - Throws: `CancellationError` when `shouldContinue` returned `false`, and the errors of
-    ///   ``encode(_:toFile:)``.
-    @discardableResult
-    package func encode(
-        _ arguments: [String: Argument],
-        toFile fileURL: URL,
-        while shouldContinue: () -> Bool
-    ) throws -> Int64 {
         let pairs = try validatedPairs(arguments)
         try Data().write(to: fileURL)  // creates or empties the file, or says why it cannot
         var written: Int64 = 0
@@ -125,7 +109,6 @@ public struct MultipartEncoder: Sendable {
             let handle = try FileHandle(forWritingTo: fileURL)
             defer { try? handle.close() }  // Closing after a completed write loses nothing.
             try write(pairs) { chunk in
-                guard shouldContinue() else { throw CancellationError() }
                 try handle.write(contentsOf: chunk)
                 written += Int64(chunk.count)
             }

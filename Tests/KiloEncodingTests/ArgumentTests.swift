@@ -249,6 +249,66 @@ import Testing
         }
     }
 
+    // MARK: Any other value (Kilo 3.x sent every value by its description)
+
+    @Test func describedEnumIsSentAsItsDescription() throws {
+        #expect(try Argument(DayOfWeek.monday as Any, forKey: "day") == .string("MONDAY"))
+        #expect(try QueryEncoder().encode(Argument.arguments(from: ["day": DayOfWeek.friday])) == "day=FRIDAY")
+    }
+
+    @Test func rawRepresentableIsSentAsItsConvertedRawValue() throws {
+        #expect(try Argument(Sort.descending as Any, forKey: "k") == .string("desc"))
+        #expect(try Argument(Priority.high as Any, forKey: "k") == .integer(3))
+        #expect(try Argument(Ratio.half as Any, forKey: "k") == .number(0.5))
+        #expect(try Argument(Shipping([.express, .insured]) as Any, forKey: "k") == .integer(5))
+        // A raw value that is itself raw-representable is converted in turn.
+        #expect(try Argument(Wrapped(rawValue: .high) as Any, forKey: "k") == .integer(3))
+    }
+
+    @Test func rawValueComesBeforeDescription() throws {
+        #expect(try Argument(Colour.red as Any, forKey: "k") == .string("r"))
+    }
+
+    @Test func customStringConvertibleValueIsSentAsItsDescription() throws {
+        #expect(try Argument(Version(major: 3, minor: 1) as Any, forKey: "k") == .string("3.1"))
+        #expect(try Argument(Token() as Any, forKey: "k") == .string("token-7"))
+    }
+
+    @Test func describedValuesInsideArraysAndOptionalsAreConverted() throws {
+        let days: [DayOfWeek] = [.monday, .friday]
+        #expect(try Argument(days as Any, forKey: "k") == .list(["MONDAY", "FRIDAY"]))
+        let maybe: Sort? = .ascending
+        #expect(try Argument(maybe as Any, forKey: "k") == .string("asc"))
+        let none: DayOfWeek? = nil
+        #expect(try Argument(none as Any, forKey: "k") == .undefined)
+        #expect(try Argument(AnyHashable(Sort.ascending), forKey: "k") == .string("asc"))
+    }
+
+    /// A raw value that is not a finite number, or a date too far from 1970, fails when encoded,
+    /// as the same value given directly does.
+    @Test func rawValuesKeepTheEncodersChecks() throws {
+        let nan = try Argument(Ratio(rawValue: .nan) as Any, forKey: "r")
+        #expect(throws: ArgumentEncodingError.nonFiniteNumber("r")) { try QueryEncoder().encode(["r": nan]) }
+        let far = try Argument(Deadline(rawValue: Date(timeIntervalSince1970: 1e300)) as Any, forKey: "d")
+        #expect(throws: ArgumentEncodingError.dateOutOfRange("d")) { try QueryEncoder().encode(["d": far]) }
+    }
+
+    /// Values whose description is no value a server could read: collections other than arrays
+    /// (a dictionary's `["a": 1]`, a set's elements in no order, `Data`'s `2 bytes`), and values
+    /// with no description of their own.
+    @Test func valuesWithoutATextFormAreUnsupported() throws {
+        let values: [(Any, String)] = [
+            (Set([1, 2]), "Set<Int>"), (Data([1, 2]), "Data"), (NSData(), "NSData"), (1..<3, "Range<Int>"),
+            ([1, 2].dropFirst(), "ArraySlice<Int>"), (NSDictionary(), "NSDictionary"), ({ () in }, "() -> ()"),
+            ((1, 2), "(Int, Int)"), (Int.self, "Int.Type"),
+        ]
+        for (value, type) in values {
+            #expect(throws: ArgumentEncodingError.unsupportedValue("k", type: type)) {
+                try Argument(value, forKey: "k")
+            }
+        }
+    }
+
     @Test func argumentsFromDictionaryConvertsEveryValue() throws {
         let dictionary: [String: Any] = [
             "name": "Ann", "age": 40, "ok": true, "gone": NSNull(), "tags": ["a", "b"],
@@ -270,4 +330,57 @@ import Testing
         }
         #expect(error?.key == "bad")
     }
+}
+
+private enum DayOfWeek: CustomStringConvertible {
+    case monday, friday
+
+    var description: String {
+        switch self {
+        case .monday: "MONDAY"
+        case .friday: "FRIDAY"
+        }
+    }
+}
+
+private enum Sort: String {
+    case ascending = "asc", descending = "desc"
+}
+
+private enum Priority: Int {
+    case low = 1, high = 3
+}
+
+private struct Ratio: RawRepresentable {
+    var rawValue: Double
+    static let half = Ratio(rawValue: 0.5)
+}
+
+private enum Colour: String, CustomStringConvertible {
+    case red = "r"
+
+    var description: String { "Red" }
+}
+
+private struct Shipping: OptionSet {
+    let rawValue: Int
+    static let express = Shipping(rawValue: 1)
+    static let insured = Shipping(rawValue: 4)
+}
+
+private struct Wrapped: RawRepresentable {
+    var rawValue: Priority
+}
+
+private struct Deadline: RawRepresentable {
+    var rawValue: Date
+}
+
+private struct Version: CustomStringConvertible {
+    var major: Int, minor: Int
+    var description: String { "\(major).\(minor)" }
+}
+
+private final class Token: CustomStringConvertible {
+    var description: String { "token-7" }
 }

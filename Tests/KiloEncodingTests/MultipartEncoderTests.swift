@@ -97,29 +97,32 @@ import Testing
 
     @Test func textArgumentsBecomeSortedTextParts() throws {
         let body = try encoder.encode(["title": "Trip", "count": 3, "ok": true])
-        #expect(body.utf8Text == """
-            --B\r
-            Content-Disposition: form-data; name="count"\r
-            \r
-            3\r
-            --B\r
-            Content-Disposition: form-data; name="ok"\r
-            \r
-            true\r
-            --B\r
-            Content-Disposition: form-data; name="title"\r
-            \r
-            Trip\r
-            --B--\r
+        #expect(
+            body.utf8Text == """
+                --B\r
+                Content-Disposition: form-data; name="count"\r
+                \r
+                3\r
+                --B\r
+                Content-Disposition: form-data; name="ok"\r
+                \r
+                true\r
+                --B\r
+                Content-Disposition: form-data; name="title"\r
+                \r
+                Trip\r
+                --B--\r
 
-            """)
+                """
+        )
     }
 
     @Test func valuesAreFormattedLikeEveryEncoder() throws {
         let arguments: [String: Argument] = [
             "d": .date(Date(timeIntervalSince1970: 1_700_000_000.123)), "f": 2.0, "h": 1.5, "n": false,
         ]
-        let expected = textPart("d", "1700000000123") + textPart("f", "2.0") + textPart("h", "1.5")
+        let expected =
+            textPart("d", "1700000000123") + textPart("f", "2.0") + textPart("h", "1.5")
             + textPart("n", "false") + "--B--\r\n"
         #expect(try encoder.encode(arguments).utf8Text == expected)
     }
@@ -131,7 +134,8 @@ import Testing
 
     @Test func keysAreSortedByUTF8Bytes() throws {
         let body = try encoder.encode(["\u{212B}": 1, "ø": 2, "Z": 3, "a": 4])
-        let expected = textPart("Z", "3") + textPart("a", "4") + textPart("ø", "2") + textPart("\u{212B}", "1")
+        let expected =
+            textPart("Z", "3") + textPart("a", "4") + textPart("ø", "2") + textPart("\u{212B}", "1")
             + "--B--\r\n"
         #expect(body == Data(expected.utf8))
     }
@@ -154,7 +158,9 @@ import Testing
 
     @Test func boundaryIsUsedAsGiven() throws {
         let encoder = MultipartEncoder(boundary: "kilo-123")
-        #expect(try encoder.encode(["a": "1"]).utf8Text == textPart("a", "1", boundary: "kilo-123") + "--kilo-123--\r\n")
+        #expect(
+            try encoder.encode(["a": "1"]).utf8Text == textPart("a", "1", boundary: "kilo-123") + "--kilo-123--\r\n"
+        )
     }
 
     @Test func quoteInANameIsPercentTwentyTwo() throws {
@@ -214,16 +220,18 @@ import Testing
     @Test func fileURLBecomesFilePart() throws {
         let file = try directory.makeFile(named: "notes.txt", text: "hello\nworld")
         let body = try encoder.encode(["doc": .file(file)])
-        #expect(body.utf8Text == """
-            --B\r
-            Content-Disposition: form-data; name="doc"; filename="notes.txt"\r
-            Content-Type: text/plain\r
-            \r
-            hello
-            world\r
-            --B--\r
+        #expect(
+            body.utf8Text == """
+                --B\r
+                Content-Disposition: form-data; name="doc"; filename="notes.txt"\r
+                Content-Type: text/plain\r
+                \r
+                hello
+                world\r
+                --B--\r
 
-            """)
+                """
+        )
     }
 
     @Test(arguments: [
@@ -242,7 +250,8 @@ import Testing
         let bytes = Data(generator.bytes(count: 1000) + [0x00, 0x0D, 0x0A, 0xFF])
         let file = try directory.makeFile(named: "blob.bin", contents: bytes)
         let body = try encoder.encode(["blob": .file(file)])
-        let expected = Data(fileHeader("blob", filename: "blob.bin", type: "application/octet-stream").utf8)
+        let expected =
+            Data(fileHeader("blob", filename: "blob.bin", type: "application/octet-stream").utf8)
             + bytes + Data("\r\n--B--\r\n".utf8)
         #expect(body == expected)
     }
@@ -256,7 +265,8 @@ import Testing
     @Test func textAndFilePartsAreSortedTogether() throws {
         let file = try directory.makeFile(named: "p.png", text: "PNG")
         let body = try encoder.encode(["title": "Trip", "photo": .file(file), "album": 7])
-        let expected = textPart("album", "7") + fileHeader("photo", filename: "p.png", type: "image/png")
+        let expected =
+            textPart("album", "7") + fileHeader("photo", filename: "p.png", type: "image/png")
             + "PNG\r\n" + textPart("title", "Trip") + "--B--\r\n"
         #expect(body.utf8Text == expected)
     }
@@ -265,7 +275,8 @@ import Testing
         let first = try directory.makeFile(named: "2.txt", text: "two")
         let second = try directory.makeFile(named: "1.png", text: "one")
         let body = try encoder.encode(["files": [.file(first), .file(second), "caption"]])
-        let expected = fileHeader("files", filename: "2.txt", type: "text/plain") + "two\r\n"
+        let expected =
+            fileHeader("files", filename: "2.txt", type: "text/plain") + "two\r\n"
             + fileHeader("files", filename: "1.png", type: "image/png") + "one\r\n"
             + textPart("files", "caption") + "--B--\r\n"
         #expect(body.utf8Text == expected)
@@ -275,7 +286,8 @@ import Testing
         let first = try directory.makeFile(named: "a.txt", text: "A")
         let second = try directory.makeFile(named: "b.txt", text: "B")
         let arguments = try Argument.arguments(from: ["files": [first, second]])
-        let expected = fileHeader("files", filename: "a.txt", type: "text/plain") + "A\r\n"
+        let expected =
+            fileHeader("files", filename: "a.txt", type: "text/plain") + "A\r\n"
             + fileHeader("files", filename: "b.txt", type: "text/plain") + "B\r\n" + "--B--\r\n"
         #expect(try encoder.encode(arguments).utf8Text == expected)
     }
@@ -283,7 +295,9 @@ import Testing
     @Test func quoteInAFilenameIsPercentTwentyTwo() throws {
         let file = try directory.makeFile(named: "say \"hi\".txt", text: "x")
         let body = try encoder.encode(["a\"b": .file(file)])
-        #expect(body.utf8Text == fileHeader("a%22b", filename: "say %22hi%22.txt", type: "text/plain") + "x\r\n--B--\r\n")
+        #expect(
+            body.utf8Text == fileHeader("a%22b", filename: "say %22hi%22.txt", type: "text/plain") + "x\r\n--B--\r\n"
+        )
     }
 
     @Test func backslashInAFilenameIsEscaped() throws {
@@ -320,7 +334,8 @@ import Testing
         let bytes = Data(generator.bytes(count: 256 * 1024 * 3 + 12_345))
         let file = try directory.makeFile(named: "big.bin", contents: bytes)
         let body = try encoder.encode(["before": "1", "big": .file(file), "zafter": "2"])
-        let expected = Data(textPart("before", "1").utf8)
+        let expected =
+            Data(textPart("before", "1").utf8)
             + Data(fileHeader("big", filename: "big.bin", type: "application/octet-stream").utf8) + bytes
             + Data(("\r\n" + textPart("zafter", "2") + "--B--\r\n").utf8)
         #expect(body.count == expected.count)
@@ -487,24 +502,6 @@ import Testing
         let target = directory.url(for: "body.multipart")
         #expect(try encoder.encode([:], toFile: target) == 7)
         #expect(try Data(contentsOf: target) == Data("--B--\r\n".utf8))
-    }
-
-    /// Writing stops at the chunk where `shouldContinue` first says no (a cancelled upload): the
-    /// rest of a large file is not read, the half-written body is removed, and
-    /// `CancellationError` is thrown.
-    @Test func encodeToFileStopsWhenToldAndRemovesTheTarget() throws {
-        var generator = SeededGenerator(seed: 9)
-        let big = try directory.makeFile(named: "big.bin", contents: Data(generator.bytes(count: 4 * 1024 * 1024)))
-        let target = directory.url(for: "body.multipart")
-        var asked = 0
-        #expect(throws: CancellationError.self) {
-            try encoder.encode(["big": .file(big)], toFile: target) {
-                asked += 1
-                return asked < 3
-            }
-        }
-        #expect(asked == 3)
-        #expect(!directory.fileExists(at: target))
     }
 
     /// A body file that cannot be made fails with the file system's reason, not an error that

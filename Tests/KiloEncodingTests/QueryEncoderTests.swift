@@ -148,8 +148,10 @@ import Testing
         #expect(try encoder.encode(["d": .date(Date(timeIntervalSince1970: -1.0015))]) == "d=-1002")
     }
 
-    @Test(arguments: [(8_592_278_617.467, "8592278617467"), (-3_316_795_685.919, "-3316795685919"),
-                      (253_402_300_799.999, "253402300799999"), (-62_135_596_800.001, "-62135596800001")])
+    @Test(arguments: [
+        (8_592_278_617.467, "8592278617467"), (-3_316_795_685.919, "-3316795685919"),
+        (253_402_300_799.999, "253402300799999"), (-62_135_596_800.001, "-62135596800001"),
+    ])
     func farWholeMillisecondDatesAreExact(seconds: TimeInterval, wire: String) throws {
         #expect(try encoder.encode(["d": .date(Date(timeIntervalSince1970: seconds))]) == "d=\(wire)")
     }

@@ -94,6 +94,86 @@ struct BadInputTests {
         try await expectNothingSent()
     }
 
+    // MARK: Paths that leave the base URL
+
+    /// The fault server's host and port, as a path's authority.
+    private func faultAuthority() throws -> String {
+        let url = try #require(FaultServer.url)
+        return "\(try #require(url.host)):\(try #require(url.port))"
+    }
+
+    /// A path that names another host or port, or user info, would carry the proxy's
+    /// `Authorization` there (CVE-2025-27152 in axios): it fails, and nothing reaches the fault
+    /// server, whether it is another server's port or the base URL's own under another name.
+    @Test func pathsThatLeaveTheBaseURLAreRejected() async throws {
+        let authority = try faultAuthority()
+        let port = try #require(FaultServer.url?.port)
+        let sample = try Servers.sampleProxy()
+        sample.callbackQueue = CallbackQueues.make("bad-input")
+        for proxy in [sample, proxy] {
+            proxy.headers["Authorization"] = "Bearer secret"
+        }
+        let cases = [
+            (sample, "//\(authority)/\(countedPath)"),
+            (sample, "http://\(authority)/\(countedPath)"),
+            (sample, "http://api@\(authority)/\(countedPath)"),
+            (proxy, "http://api@\(authority)/\(countedPath)"),
+            (proxy, "http://api:secret@\(authority)/\(countedPath)"),
+            (proxy, "//localhost:\(port)/\(countedPath)"),
+        ]
+        for (proxy, path) in cases {
+            await #expect(throws: RequestError.pathLeavesBaseURL(path)) {
+                try await proxy.invoke(.get, path: path)
+            }
+            let outcome: CallbackOutcome<Void> = try await callback {
+                proxy.invoke(.post, path: path, arguments: ["a": 1], resultHandler: $0)
+            }
+            #expect(outcome.task == nil)
+            #expect(outcome.error as? RequestError == .pathLeavesBaseURL(path))
+        }
+        try await expectNothingSent()
+    }
+
+    /// With `allowsAbsoluteURLs`, a proxy follows an absolute URL to another server, headers and all.
+    @Test func aProxyThatAllowsAbsoluteURLsFollowsThem() async throws {
+        let sample = try Servers.sampleProxy()
+        sample.headers["Authorization"] = "Bearer secret"
+        sample.allowsAbsoluteURLs = true
+        try await sample.invoke(.get, path: "http://\(try faultAuthority())/\(countedPath)")
+        let counted: AuthorizedCount = try await proxy.invoke(.get, path: "count", arguments: ["key": key])
+        #expect(counted.count == 1)
+        #expect(counted.authorized == 1)
+    }
+
+    /// `/count`'s answer: the requests counted under a key, and how many had `Authorization`.
+    private struct AuthorizedCount: Decodable {
+        var count: Int
+        var authorized: Int
+    }
+
+    // MARK: Bodies that are not JSON
+
+    private struct Price: Encodable {
+        var dec: Decimal
+    }
+
+    /// `JSONEncoder` writes a `Decimal` that is not a number as a bare `NaN`; the body
+    /// `{"dec":NaN}` must not go out.
+    @Test func aDecimalNaNBodyIsRejected() async throws {
+        let error = await #expect(throws: EncodingError.self) {
+            try await proxy.invoke(.post, path: countedPath, body: Price(dec: .nan))
+        }
+        guard case .invalidValue(_, let context)? = error else {
+            Issue.record("expected invalidValue, got \(String(describing: error))")
+            return
+        }
+        #expect(context.codingPath.map(\.stringValue) == ["dec"])
+        #expect(throws: EncodingError.self) {
+            try proxy.invoke(.put, path: countedPath, body: [Price(dec: Decimal(1) / Decimal(0))]) { _ in }
+        }
+        try await expectNothingSent()
+    }
+
     // MARK: Multipart names
 
     @Test func quotesInMultipartNamesAreSentAsPercent22() async throws {

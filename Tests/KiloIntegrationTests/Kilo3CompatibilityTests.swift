@@ -56,6 +56,22 @@ struct Kilo3CompatibilityTests {
         #expect(echo.args == ["q": ["a+b & c"], "ids": ["1", "2", "3"], "since": ["1700000000123"]])
     }
 
+    /// Kilo 3.x sent any value by its description: an enum with a `description` arrives as that
+    /// text, and one with raw values as its raw value.
+    @Test func anyValueIsSentAsItsDescriptionOrRawValue() async throws {
+        let result: Result<QueryEcho, Error> = await withCheckedContinuation { continuation in
+            proxy.invoke(.get, path: "echo/query", arguments: [
+                "day": DayOfWeek.monday,
+                "days": [DayOfWeek.monday, DayOfWeek.tuesday],
+                "sort": SortOrder.descending
+            ]) { (result: Result<QueryEcho, Error>) in
+                continuation.resume(returning: result)
+            }
+        }
+        let echo = try result.get()
+        #expect(echo.args == ["day": ["MONDAY"], "days": ["MONDAY", "TUESDAY"], "sort": ["desc"]])
+    }
+
     @Test func multipartUpload() async throws {
         let directory = try TemporaryDirectory()
         let photo = try directory.write(Fixtures.bytes(count: 4_096), named: "photo.jpg")
@@ -182,4 +198,21 @@ struct Kilo3CompatibilityTests {
             #expect((error as? WebServiceError)?.statusCode == 500)
         }
     }
+}
+
+/// A day as a Kilo 3.x user's model might spell it, sent by its description.
+private enum DayOfWeek: CustomStringConvertible {
+    case monday, tuesday
+
+    var description: String {
+        switch self {
+        case .monday: return "MONDAY"
+        case .tuesday: return "TUESDAY"
+        }
+    }
+}
+
+/// A sort order sent by its raw value.
+private enum SortOrder: String {
+    case ascending = "asc", descending = "desc"
 }

@@ -116,6 +116,22 @@ struct SampleServiceTests {
         #expect(echo.raw == raw)
     }
 
+    /// An endpoint that is the base URL itself, as upload services give one: the empty path
+    /// calls it, with its query kept and the arguments added to it, or in a multipart body.
+    @Test func theEmptyPathCallsTheBaseURLItself() async throws {
+        let sample = try #require(Servers.sample)
+        let query = Servers.makeProxy(baseURL: try #require(URL(string: "echo/query?fixed=1", relativeTo: sample)))
+        let echo: QueryEcho = try await query.invoke(.get, path: "", arguments: ["q": "a b"])
+        #expect(echo.args == ["fixed": ["1"], "q": ["a b"]])
+        let upload = Servers.makeProxy(baseURL: try #require(URL(string: "echo/multipart", relativeTo: sample)))
+        upload.encoding = .multipartFormData
+        upload.callbackQueue = CallbackQueues.make("sample.empty-path")
+        let outcome: CallbackOutcome<MultipartEcho> = try await callback {
+            upload.invoke(.post, path: "", arguments: ["title": "Trip"], resultHandler: $0)
+        }
+        #expect(try outcome.get().form == ["title": ["Trip"]])
+    }
+
     /// A scheme is matched without regard to case (RFC 3986): a base URL or an absolute path
     /// spelled `HTTP://` reaches the server, where Linux's URLSession refuses it as unsupported.
     @Test func schemeInCapitalsReachesTheServer() async throws {
@@ -366,6 +382,46 @@ struct SampleServiceTests {
         #expect(echo.json?.count == note.count)
         #expect(echo.json?.tags == note.tags)
         #expect(echo.json.map { Fixtures.milliseconds(of: $0.due) } == 1_700_000_000_123)
+    }
+
+    // MARK: Your own JSON coders
+
+    /// A person whose birthday an API writes as a day, `"1866-01-01"`.
+    private struct Birth: Codable, Equatable, Sendable {
+        var name: String
+        var born: Date
+    }
+
+    /// `/echo/body`, with the body as the server parsed it.
+    private struct EchoOf<Body: Decodable & Sendable>: Decodable, Sendable {
+        var json: Body
+    }
+
+    /// Docs/GettingStarted.md's recipe: coders that read and write dates as days.
+    @Test func ownCodersWriteAndReadDatesAsDays() async throws {
+        let day = DateFormatter()
+        day.locale = Locale(identifier: "en_US_POSIX")
+        day.timeZone = TimeZone(identifier: "UTC")
+        day.dateFormat = "yyyy-MM-dd"
+        proxy.makeJSONDecoder = {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .formatted(day)
+            return decoder
+        }
+        proxy.makeJSONEncoder = {
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .formatted(day)
+            return encoder
+        }
+        proxy.callbackQueue = CallbackQueues.make("sample.coders")
+        let birth = Birth(name: "Ada", born: try #require(day.date(from: "1866-01-01")))
+
+        let sent: EchoOf<[String: String]> = try await proxy.invoke(.post, path: "echo/body", body: birth)
+        #expect(sent.json == ["name": "Ada", "born": "1866-01-01"])
+        let echoed: CallbackOutcome<EchoOf<Birth>> = try await callback {
+            try proxy.invoke(.post, path: "echo/body", body: birth, resultHandler: $0)
+        }
+        #expect(try echoed.get().json == birth)
     }
 
     @Test func putItemEchoesBody() async throws {

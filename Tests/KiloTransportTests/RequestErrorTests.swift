@@ -18,9 +18,9 @@ import Testing
         #expect(RequestError.invalidTimeout(0) != .invalidTimeout(-1))
         let all: Set<RequestError> = [
             .invalidMethod("X"), .invalidHeaderName("X"), .invalidHeaderValue("X"), .invalidPath("X"),
-            .invalidTimeout(0), .bodyNotAllowed("X"),
+            .invalidTimeout(0), .bodyNotAllowed("X"), .pathLeavesBaseURL("X"),
         ]
-        #expect(all.count == 6)
+        #expect(all.count == 7)
     }
 
     @Test(arguments: [
@@ -31,6 +31,7 @@ import Testing
         (.invalidTimeout(-2.5), "-2.5"),
         (.invalidTimeout(.nan), "nan"),
         (.bodyNotAllowed("GET"), "GET"),
+        (.pathLeavesBaseURL("//other/x"), "//other/x"),
     ])
     func subjectIsTheNameOrPathAtFault(error: RequestError, subject: String) {
         #expect(error.subject == subject)
@@ -43,6 +44,10 @@ import Testing
         (.invalidMethod("GET X"), #"The method "GET X" is not a valid HTTP token."#),
         (.invalidTimeout(0), "The timeout 0.0 is not a positive number of seconds."),
         (.bodyNotAllowed("GET"), "A GET request cannot have a body."),
+        (
+            .pathLeavesBaseURL("//other/x"),
+            #"The path "//other/x" leads away from the base URL: another scheme, host or port, or user info."#
+        ),
     ])
     func localizedDescriptionNamesTheProblem(error: RequestError, description: String) {
         #expect(error.errorDescription == description)

@@ -14,6 +14,7 @@ public struct RequestError: Error, Sendable, Hashable {
         case invalidHeaderName
         case invalidHeaderValue
         case invalidPath
+        case pathLeavesBaseURL
         case invalidTimeout
         case bodyNotAllowed
         case backgroundSession
@@ -62,6 +63,18 @@ public struct RequestError: Error, Sendable, Hashable {
         RequestError(.invalidPath, subject: path)
     }
 
+    /// A path leads away from the base URL: to another scheme, host or port, or with user info
+    /// (`//other.example/x`, `http://other.example:8080/x`, `http://api@api.example.com/x`).
+    ///
+    /// A proxy refuses such a path unless its `allowsAbsoluteURLs` is set, because the request
+    /// would carry the proxy's headers, such as its `Authorization`, to whoever the path names.
+    ///
+    /// - Parameter path: The path as given.
+    /// - Returns: The error.
+    public static func pathLeavesBaseURL(_ path: String) -> RequestError {
+        RequestError(.pathLeavesBaseURL, subject: path)
+    }
+
     /// A timeout is not a positive number of seconds: zero, negative or NaN. (An infinite one
     /// means no limit.)
     ///
@@ -104,6 +117,8 @@ extension RequestError: LocalizedError {
         case .invalidHeaderName: return "The header name \"\(subject)\" is not a valid HTTP token."
         case .invalidHeaderValue: return "The value of header \"\(subject)\" contains a line break or NUL."
         case .invalidPath: return "The path \"\(subject)\" does not form a valid HTTP URL."
+        case .pathLeavesBaseURL:
+            return "The path \"\(subject)\" leads away from the base URL: another scheme, host or port, or user info."
         case .invalidTimeout: return "The timeout \(subject) is not a positive number of seconds."
         case .bodyNotAllowed: return "A \(subject) request cannot have a body."
         case .backgroundSession:
@@ -124,6 +139,7 @@ extension RequestError: CustomStringConvertible {
         case .invalidHeaderName: cause = "invalidHeaderName"
         case .invalidHeaderValue: cause = "invalidHeaderValue"
         case .invalidPath: cause = "invalidPath"
+        case .pathLeavesBaseURL: cause = "pathLeavesBaseURL"
         case .invalidTimeout: cause = "invalidTimeout"
         case .bodyNotAllowed: cause = "bodyNotAllowed"
         case .backgroundSession: cause = "backgroundSession"
