@@ -35,6 +35,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// The cookie storage whose cookies go on a redirect of a task without a transfer, or `nil`
     /// when the session's configuration sets none.
     private let cookieStorage: HTTPCookieStorage?
+    /// The jar that takes in the cookies a redirect of a task without a transfer sets, if any.
+    private let cookieJar: CookieJar?
 
     /// Creates a delegate.
     ///
@@ -43,9 +45,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     ///     queue, which events must leave before they do any real work.
     ///   - cookieStorage: The cookie storage whose cookies the transport sets on requests itself,
     ///     if any.
-    init(movesEventsOffSessionQueue: Bool, cookieStorage: HTTPCookieStorage? = nil) {
+    ///   - cookieJar: The jar that stores the cookies responses set, if any.
+    init(movesEventsOffSessionQueue: Bool, cookieStorage: HTTPCookieStorage? = nil, cookieJar: CookieJar? = nil) {
         events = movesEventsOffSessionQueue ? DispatchQueue(label: "org.kilo.session-events") : nil
         self.cookieStorage = cookieStorage
+        self.cookieJar = cookieJar
     }
 
     /// Runs `work` where events may take their time: at once if the session's delegate queue is
@@ -146,6 +150,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             guard let transfer = transfer(for: task) else {
                 // A task cancelled (or ended) must get no answer, on which the session would trap (see
                 // SessionTransfer.answeringRedirect(of:with:)); its cancellation ends it.
+                cookieJar?.receive(response)  // Cookie hook: the redirect's cookies, within the policy
                 guard task.state == .running else { return }
                 let request = request.strippedForRedirect(from: response.url)
                 completionHandler(cookieStorage.map { request.settingCookies(from: $0, keeping: nil) } ?? request)

@@ -271,6 +271,9 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     /// Returns the response, or the error, to the caller; only the first call from the current
     /// task counts.
     func finish(body received: Data, response: URLResponse?, error: (any Error)?, attempt: Int) {
+        #if canImport(FoundationNetworking)
+            receiveCookies(of: response)  // Cookie hook: before the caller can send another request
+        #endif
         var completion = Self.ignoreOutcome
         let result: Result<TransportResponse, any Error>? = lock.withLock {
             guard !isFinished, attempt == self.attempt else { return nil }
@@ -373,6 +376,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         #if canImport(FoundationNetworking)
             if let response = challenge.failureResponse as? HTTPURLResponse {
                 lock.withLock { challengedResponse = response }
+                receiveCookies(of: response)  // Cookie hook: the response may be all the caller gets
             }
             guard let yours = Self.callersDelegate(of: session) else {
                 Self.decline(completionHandler)
@@ -408,6 +412,7 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         #if canImport(FoundationNetworking)
+            receiveCookies(of: response)  // Cookie hook: before the redirected request chooses its cookies
             guard let completionHandler = answeringRedirect(of: task, with: completionHandler) else { return }
             let request = request.strippedForRedirect(from: response.url)
             guard let yours = Self.callersDelegate(of: session) else {
@@ -472,6 +477,16 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
                     Self.cancelAsynchronously(task)
                 }
             }
+        }
+
+        /// Takes in the cookies that `response` sets, through the transport's ``CookieJar``: stores
+        /// them within its policy on a session the transport owns, or prunes what your session stored.
+        /// Nothing happens for a response without `Set-Cookie`, or once the transfer has finished.
+        private func receiveCookies(of response: URLResponse?) {
+            guard let response = response as? HTTPURLResponse, response.value(forHTTPHeaderField: "Set-Cookie") != nil,
+                let jar = lock.withLock({ resender?.transport.cookieJar })
+            else { return }
+            jar.receive(response)
         }
 
         /// `redirected` with the `Cookie` field that the session's cookie storage gives its URL

@@ -83,6 +83,11 @@ public struct URLSessionTransport: CallbackTransport {
         /// `URLRequest.settingCookies(from:keeping:)`): the configuration's, unless its
         /// `httpShouldSetCookies` is off; on a session of your own, only on redirects.
         let cookieStorage: HTTPCookieStorage?
+        /// Cookie hook: the jar that takes in the cookies each response and redirect sets, within
+        /// ``CookiePolicy``'s limits (see ``CookieJar``), or `nil` when the configuration stores none.
+        /// On a session the transport owns it stores them (the session stores none); on yours it
+        /// prunes what the session stored.
+        let cookieJar: CookieJar?
     #endif
 
     /// Creates a transport that sends requests with your session, as it is.
@@ -130,6 +135,7 @@ public struct URLSessionTransport: CallbackTransport {
         self.configurationSendsAccept = Self.sendsAccept(configuration)
         #if canImport(FoundationNetworking)
             self.cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
+            self.cookieJar = CookieJar(receivingFor: configuration, isStoredBySession: true)  // Cookie hook
         #endif
     }
 
@@ -172,6 +178,7 @@ public struct URLSessionTransport: CallbackTransport {
         self.configurationSendsAccept = Self.sendsAccept(configuration)
         #if canImport(FoundationNetworking)
             self.cookieStorage = owner.cookieStorage
+            self.cookieJar = owner.cookieJar
         #endif
     }
 
@@ -458,17 +465,27 @@ private final class SessionOwner: Sendable {
         /// The cookie storage whose cookies the transport sets on requests in the session's
         /// place, or `nil` when the configuration sets none (see ``settingCookiesItself(_:)``).
         let cookieStorage: HTTPCookieStorage?
+        /// The jar that stores the cookies responses set, in the session's place (see ``CookieJar``).
+        let cookieJar: CookieJar?
     #endif
 
     init(configuration: URLSessionConfiguration) {
         #if canImport(FoundationNetworking)
             cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
+            cookieJar = CookieJar(receivingFor: configuration, isStoredBySession: false)  // Cookie hook
             // Completions reach the waiting caller straight from the session's work queue,
             // without waking a delegate-queue thread first; see ImmediateOperationQueue.
-            delegate = SessionDelegate(movesEventsOffSessionQueue: true, cookieStorage: cookieStorage)
+            delegate = SessionDelegate(
+                movesEventsOffSessionQueue: true,
+                cookieStorage: cookieStorage,
+                cookieJar: cookieJar
+            )
             let delegateQueue: OperationQueue? = ImmediateOperationQueue()
-            let configuration = Self.settingCookiesItself(
-                Self.countingTheRequestTimeout(Self.lookingUpCachedResponsesAtOnce(configuration))
+            // Cookie hook: the session stores no cookies; the jar does (see CookieJar).
+            let configuration = CookieJar.sessionConfiguration(
+                Self.settingCookiesItself(
+                    Self.countingTheRequestTimeout(Self.lookingUpCachedResponsesAtOnce(configuration))
+                )
             )
         #else
             delegate = SessionDelegate(movesEventsOffSessionQueue: false)
