@@ -44,6 +44,16 @@ import Testing
         #expect(stored.map(\.name) == (0..<50).map { "c\($0)" })
     }
 
+    /// Only the first 50 cookies are parsed: the rest of a field of 20,000 is not read.
+    @Test func onlyTheCookiesThatCountAreParsed() throws {
+        let field = "a=1; Expires=Wed, 21 Oct 2030 07:28:00 GMT, b=2,c=3 , d = 4, e=5"
+        #expect(CookiePolicy.prefix(of: field, cookies: 1) == "a=1; Expires=Wed, 21 Oct 2030 07:28:00 GMT")
+        #expect(CookiePolicy.prefix(of: field, cookies: 3) == "a=1; Expires=Wed, 21 Oct 2030 07:28:00 GMT, b=2,c=3 ")
+        #expect(CookiePolicy.prefix(of: field, cookies: 5) == field[...])
+        let many = try response("http://example.com/", setting: (0..<20_000).map { "c\($0)=v" })
+        #expect(CookiePolicy.cookies(setBy: many, atMost: 50).map(\.name) == (0..<50).map { "c\($0)" })
+    }
+
     @Test(arguments: [
         ("http://www.example.com/", "Domain=com"), ("http://www.example.co.uk/", "Domain=co.uk"),
         ("http://a.localhost/", "Domain=localhost"), ("http://user.github.io/", "Domain=github.io"),

@@ -46,13 +46,49 @@ struct CookiePolicy: Sendable {
     /// - Returns: The cookies to store, in the order the response set them.
     func cookiesToStore(from response: HTTPURLResponse) -> [HTTPCookie] {
         guard let url = response.url else { return [] }
-        return Self.cookies(setBy: response).prefix(maximumCookiesPerResponse).compactMap { accepted($0, from: url) }
+        let cookies = Self.cookies(setBy: response, atMost: maximumCookiesPerResponse)
+        return cookies.prefix(maximumCookiesPerResponse).compactMap { accepted($0, from: url) }
     }
 
     /// The cookies that `response` sets, as the platform parses its `Set-Cookie` fields.
-    static func cookies(setBy response: HTTPURLResponse) -> [HTTPCookie] {
+    ///
+    /// - Parameters:
+    ///   - response: A response.
+    ///   - limit: How many cookies to parse, at most: the rest of the field is not read (parsing takes
+    ///     swift-corelibs-foundation about a second for 20,000 small cookies); `nil` for all.
+    /// - Returns: The cookies, in the order the response set them.
+    static func cookies(setBy response: HTTPURLResponse, atMost limit: Int? = nil) -> [HTTPCookie] {
         guard let url = response.url, let field = response.value(forHTTPHeaderField: "Set-Cookie") else { return [] }
-        return HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": field], for: url)
+        let parsed = limit.map { String(Self.prefix(of: field, cookies: $0)) } ?? field
+        return HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": parsed], for: url)
+    }
+
+    /// The start of `field`, the `Set-Cookie` fields of a response joined with commas, that holds its first
+    /// `count` cookies: it ends before the comma that starts the next one, a comma followed by a token and
+    /// `=` (the rule swift-corelibs-foundation splits by, which keeps the comma of an `Expires` date).
+    static func prefix(of field: String, cookies count: Int) -> Substring {
+        let bytes = field.utf8
+        var found = 0
+        var index = bytes.startIndex
+        while let comma = bytes[index...].firstIndex(of: UInt8(ascii: ",")) {
+            var next = bytes[bytes.index(after: comma)...].drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+            let token = next.prefix { isTokenByte($0) }
+            next = next.dropFirst(token.count).drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+            if !token.isEmpty, next.first == UInt8(ascii: "=") {
+                found += 1
+                if found == count {
+                    return field[..<comma]
+                }
+            }
+            index = bytes.index(after: comma)
+        }
+        return field[...]
+    }
+
+    /// Whether `byte` may be part of an HTTP token (RFC 9110 §5.6.2): a visible ASCII character that is
+    /// not a delimiter.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        (0x21...0x7E).contains(byte) && !#"()<>@,;:\"/[]?={}"#.utf8.contains(byte)
     }
 
     /// `cookie`, as the policy lets a response from `url` set it; `nil` when it may not.
