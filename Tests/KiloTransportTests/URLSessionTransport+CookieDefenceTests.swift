@@ -12,7 +12,8 @@ import Testing
 ///
 /// Each test has cookie storages of its own (sessions made from `.ephemeral`), since it fills them.
 @Suite(
-    .needs(.fault)
+    .needs(.fault),
+    .serialized  // its floods are heavy: one at a time, to leave the other suites' timings alone
 )
 struct URLSessionTransportCookieDefenceTests {
     typealias SessionMode = URLSessionTransportCookieTests.SessionMode
@@ -117,11 +118,13 @@ struct URLSessionTransportCookieDefenceTests {
         #expect(Set(cookies(transport).map(\.name)) == Set((0..<50).map { "c\($0)" }))
     }
 
-    /// Storing cookies in a persistent storage rewrites its file for each cookie: before the defence two
-    /// responses that set 200 cookies of 1 KB each took from 20 s to over 80 s here, on a session of Kilo's
-    /// own as on yours; a session of Kilo's own now stores 50 of each, in 1.5 to 2.5 s. (Yours still stores all of
-    /// them before Kilo sees the response, and Kilo prunes after, so it is not timed here.)
-    @Test(.timeLimit(.minutes(2)))
+    /// Storing cookies in a persistent storage rewrites its file for each cookie, so the time it takes
+    /// grows with the square of their number: before the defence a response that set 200 cookies of 1 KB
+    /// stored all 200, in 7 to 11 s here (3 s of CPU), on a session of Kilo's own as on yours. A session
+    /// of Kilo's own now stores 50: 50 rewrites, in under a second alone. (Yours still stores all of them
+    /// before Kilo sees the response, and Kilo prunes after, so it is not timed here.) The count is the
+    /// check; the time bound is a loose guard.
+    @Test(.timeLimit(.minutes(1)))
     func floodingAPersistentStorageTakesLittleTime() async throws {
         let identifier = "kilo-test-\(UUID().uuidString)"
         let configuration = URLSessionConfiguration.ephemeral
@@ -132,14 +135,11 @@ struct URLSessionTransportCookieDefenceTests {
         let transport = URLSessionTransport(configuration: configuration)
         let expires = "%3B%20Expires%3DWed%2C%2001%20Jan%202031%2000%3A00%3A00%20GMT"
         let start = Date()
-        for round in 0..<2 {
-            let flood = try url("cookies/set?count=200&size=1000&prefix=r\(round)c&attributes=\(expires)")
-            #expect(try await send(transport, flood).statusCode == 200)
-        }
+        let flood = try url("cookies/set?count=200&size=1000&attributes=\(expires)")
+        #expect(try await send(transport, flood).statusCode == 200)
         let elapsed = Date().timeIntervalSince(start)
-        #expect(cookies(transport).count == 100)
-        #expect(elapsed < 12, "storing took \(elapsed) s")
-        print("floodingAPersistentStorageTakesLittleTime: \(elapsed) s")
+        #expect(cookies(transport).count == 50)
+        #expect(elapsed < 15, "storing took \(elapsed) s")
     }
 
     /// Removes the file of the persistent cookie storage with `identifier` (see

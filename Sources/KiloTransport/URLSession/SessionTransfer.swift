@@ -272,8 +272,23 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     /// task counts.
     func finish(body received: Data, response: URLResponse?, error: (any Error)?, attempt: Int) {
         #if canImport(FoundationNetworking)
-            receiveCookies(of: response)  // Cookie hook: before the caller can send another request
+            // Cookie hook: the response's cookies are stored before the caller can send another
+            // request, and off the thread, which may be the session's work queue that every session
+            // shares: a persistent storage rewrites its file for each cookie.
+            if let jar = cookieJar(for: response), let response = response as? HTTPURLResponse {
+                DispatchQueue.global().async {
+                    jar.receive(response)
+                    self.finishNow(body: received, response: response, error: error, attempt: attempt)
+                }
+                return
+            }
         #endif
+        finishNow(body: received, response: response, error: error, attempt: attempt)
+    }
+
+    /// Returns the response, or the error, to the caller, at once; see
+    /// ``finish(body:response:error:attempt:)``.
+    private func finishNow(body received: Data, response: URLResponse?, error: (any Error)?, attempt: Int) {
         var completion = Self.ignoreOutcome
         let result: Result<TransportResponse, any Error>? = lock.withLock {
             guard !isFinished, attempt == self.attempt else { return nil }
@@ -483,10 +498,16 @@ final class SessionTransfer: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         /// them within its policy on a session the transport owns, or prunes what your session stored.
         /// Nothing happens for a response without `Set-Cookie`, or once the transfer has finished.
         private func receiveCookies(of response: URLResponse?) {
-            guard let response = response as? HTTPURLResponse, response.value(forHTTPHeaderField: "Set-Cookie") != nil,
-                let jar = lock.withLock({ resender?.transport.cookieJar })
-            else { return }
+            guard let jar = cookieJar(for: response), let response = response as? HTTPURLResponse else { return }
             jar.receive(response)
+        }
+
+        /// The transport's ``CookieJar``, when `response` sets cookies, there is one, and the transfer
+        /// has not finished.
+        private func cookieJar(for response: URLResponse?) -> CookieJar? {
+            guard let response = response as? HTTPURLResponse, response.value(forHTTPHeaderField: "Set-Cookie") != nil
+            else { return nil }
+            return lock.withLock { isFinished ? nil : resender?.transport.cookieJar }
         }
 
         /// `redirected` with the `Cookie` field that the session's cookie storage gives its URL
