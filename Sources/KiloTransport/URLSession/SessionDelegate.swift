@@ -35,8 +35,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// The cookie storage whose cookies go on a redirect of a task without a transfer, or `nil`
     /// when the session's configuration sets none.
     private let cookieStorage: HTTPCookieStorage?
-    /// The jar that takes in the cookies a redirect of a task without a transfer sets, if any.
-    private let cookieJar: CookieJar?
+    #if canImport(FoundationNetworking)
+        /// The jar that takes in the cookies a redirect of a task without a transfer sets, if any.
+        private let cookieJar: CookieJar?
+    #endif
 
     /// Creates a delegate.
     ///
@@ -45,12 +47,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     ///     queue, which events must leave before they do any real work.
     ///   - cookieStorage: The cookie storage whose cookies the transport sets on requests itself,
     ///     if any.
-    ///   - cookieJar: The jar that stores the cookies responses set, if any.
-    init(movesEventsOffSessionQueue: Bool, cookieStorage: HTTPCookieStorage? = nil, cookieJar: CookieJar? = nil) {
-        events = movesEventsOffSessionQueue ? DispatchQueue(label: "org.kilo.session-events") : nil
-        self.cookieStorage = cookieStorage
-        self.cookieJar = cookieJar
-    }
+    ///   - cookieJar: The jar that stores the cookies responses set, if any (Linux only).
+    #if canImport(FoundationNetworking)
+        init(movesEventsOffSessionQueue: Bool, cookieStorage: HTTPCookieStorage? = nil, cookieJar: CookieJar? = nil) {
+            events = movesEventsOffSessionQueue ? DispatchQueue(label: "org.kilo.session-events") : nil
+            self.cookieStorage = cookieStorage
+            self.cookieJar = cookieJar
+        }
+    #else
+        init(movesEventsOffSessionQueue: Bool, cookieStorage: HTTPCookieStorage? = nil) {
+            events = movesEventsOffSessionQueue ? DispatchQueue(label: "org.kilo.session-events") : nil
+            self.cookieStorage = cookieStorage
+        }
+    #endif
 
     /// Runs `work` where events may take their time: at once if the session's delegate queue is
     /// an ordinary one, otherwise on this delegate's serial queue, after the events before it.
