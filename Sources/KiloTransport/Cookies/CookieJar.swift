@@ -17,6 +17,12 @@ import Foundation
     /// that the policy would not have stored, and the oldest of a site beyond its 150. Until then (and for
     /// a request that goes meanwhile) they are in the storage, and the time the session took to store them
     /// (for a persistent storage, a rewrite of its file for each cookie) is spent.
+    ///
+    /// The behaviour it handles was seen in swift-corelibs-foundation 6.3.1 (libcurl 7.88): every cookie
+    /// a response sets is stored, whatever its number or `Domain`, and all of a host's cookies go with
+    /// each request to it, until libcurl refuses the request (`URLError(-1)`, a head over 1 MiB).
+    /// `URLSessionTransportCookieDefenceTests` shows it. It can go when swift-corelibs-foundation limits
+    /// what it stores and sends (as curl does since 7.84) and checks the Public Suffix List.
     struct CookieJar: Sendable {
         /// The storage the cookies go to.
         let storage: HTTPCookieStorage
