@@ -81,6 +81,17 @@ can check how many requests, retries included, reached the server.
                                           out just as the client reuses the connection (gunicorn's
                                           gthread worker does)
 
+    GET  /cookies/set?count=N&size=S[&prefix=P][&attributes=A][&location=U&code=C]
+                                          200 (or C with `Location: U`, a redirect, when U is given)
+                                          with N `Set-Cookie` fields (1 by default), each
+                                          `P<i>=<S bytes>; Path=/` (P is `c`, S 16 by default) followed
+                                          by A (such as `; Domain=com` or `; Secure`), and
+                                          {"set": N}; for a cookie flood, as CVE-2022-32205's
+    *    /cookies/echo                    200, {"fields": f, "bytes": b, "names": [n...]}: how many
+                                          `Cookie` fields the request had, their total length, and
+                                          the names of the cookies in them, in order. Request heads
+                                          of up to 4 MiB are read for /cookies/ paths (64 KiB elsewhere)
+
 A TLS client that connects to the plain port (an `https` URL with its port) has the connection
 reset (TCP RST) as soon as its client hello arrives.
 
@@ -106,6 +117,7 @@ import time
 from urllib.parse import parse_qs, urlsplit
 
 MAX_HEAD = 64 * 1024
+MAX_COOKIE_HEAD = 4 * 1024 * 1024  # /cookies/ paths: a flood of cookies makes a large request head
 TLS_HANDSHAKE = b"\x16\x03"  # the start of a TLS client hello
 CHUNK = 64 * 1024
 
@@ -174,10 +186,15 @@ class FaultHandler(socketserver.BaseRequestHandler):
         line, self.buffer = self.buffer.split(b"\r\n", 1)
         return line
 
+    def head_limit(self):
+        """MAX_HEAD, or MAX_COOKIE_HEAD for a request to a /cookies/ path."""
+        target = self.buffer.split(b" ", 2)[1:2]
+        return MAX_COOKIE_HEAD if target and target[0].startswith(b"/cookies/") else MAX_HEAD
+
     def read_request(self):
         """Reads the request line, the headers and the body (by length or chunked)."""
         while b"\r\n\r\n" not in self.buffer:
-            if len(self.buffer) > MAX_HEAD:
+            if len(self.buffer) > self.head_limit():
                 raise Disconnected()
             self.receive()
         head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
@@ -195,9 +212,12 @@ class FaultHandler(socketserver.BaseRequestHandler):
                     self.request.shutdown(socket.SHUT_RDWR)
                 raise EarlyDrop()
         headers = {}
+        self.cookie_fields = []  # every `Cookie` field, for /cookies/echo: `headers` keeps the last
         for line in lines[1:]:
             name, _, value = line.partition(":")
             headers[name.strip().lower()] = value.strip()
+            if name.strip().lower() == "cookie":
+                self.cookie_fields.append(value.strip())
         if headers.get("transfer-encoding", "").lower() == "chunked":
             body = b""
             while True:
@@ -345,8 +365,26 @@ class FaultHandler(socketserver.BaseRequestHandler):
             self.send_head(200, "OK", [("Content-Type", "application/octet-stream")], length + 1)
             self.request.sendall(bytes(length))
             self.wait_for_client_to_leave()
+        elif path == "/cookies/set":
+            self.set_cookies(query)
+        elif path == "/cookies/echo":
+            names = [pair.split("=", 1)[0].strip() for field in self.cookie_fields for pair in field.split(";")
+                     if pair.strip()]
+            self.respond(200, "OK", {"fields": len(self.cookie_fields),
+                                     "bytes": sum(len(field) for field in self.cookie_fields), "names": names})
         else:
             self.respond(404, "Not Found", b"no such endpoint\n", "text/plain; charset=utf-8")
+
+    def set_cookies(self, query):
+        """Answers with `count` `Set-Cookie` fields of `size` bytes each (see /cookies/set)."""
+        count, size = int(query.get("count", "1")), int(query.get("size", "16"))
+        prefix, attributes = query.get("prefix", "c"), query.get("attributes", "")
+        fields = [("Set-Cookie", "%s%d=%s; Path=/%s" % (prefix, i, "v" * size, attributes)) for i in range(count)]
+        if "location" in query:
+            code = int(query.get("code", "302"))
+            self.respond(code, "Redirect", b"", "text/plain", fields + [("Location", query["location"])])
+        else:
+            self.respond(200, "OK", {"set": count}, headers=fields)
 
     def send_malformed(self, how):
         """Writes the malformed response `how` names, then closes the connection."""

@@ -45,9 +45,8 @@ extension WebServiceProxy {
         -> TransportResponse
     {
         var request = prepared.request
-        request.collectsBody = request.responseBodyFile == nil
         guard let streamed = prepared.streamedBody else {
-            return try await transport.stream(request).collect(for: request, errorBodyLimit: errorBodyLimit)
+            return try await send(request, with: transport)
         }
         let file = try await writeTemporaryBody(streamed)
         defer { removeTemporaryFile(file) }
@@ -55,7 +54,16 @@ extension WebServiceProxy {
         // Writing takes its time: a URL session invalidated meanwhile would trap on the task.
         guard !transport.sendsWithInvalidatedSession else { throw URLError.sessionInvalidated }
         request.body = .file(file)
-        return try await transport.stream(request).collect(for: request, errorBodyLimit: errorBodyLimit)
+        return try await send(request, with: transport)
+    }
+
+    /// Sends `request` and collects its response, an error's body up to ``errorBodyLimit``.
+    private static func send(_ request: TransportRequest, with transport: any Transport) async throws
+        -> TransportResponse
+    {
+        try await TransportRequest.$collectsBody.withValue(request.responseBodyFile == nil) {
+            try await transport.stream(request)
+        }.collect(for: request, errorBodyLimit: errorBodyLimit)
     }
 
     /// Starts a callback-style request: a thin layer over the async path. It builds the request

@@ -121,12 +121,12 @@ import Testing
             self.respond = respond
         }
 
-        func send(_ request: TransportRequest) async throws -> TransportResponse {
+        func stream(_ request: TransportRequest) async throws -> StreamedResponse {
             if case .file(let url) = request.body {
                 file = url
                 mode = try permissions(of: url)
             }
-            return try await respond()
+            return StreamedResponse(try await respond())
         }
     }
 

@@ -57,10 +57,10 @@ extension Transport {
     ///   over its limit or a request past its deadline, or the file system's error if the
     ///   response body file cannot be written.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        var request = request
-        request.collectsBody = request.responseBodyFile == nil
-        return try await Deadline.run(request.deadline) { [request] in
-            try await stream(request).collect(for: request)
+        try await Deadline.run(request.deadline) {
+            try await TransportRequest.$collectsBody.withValue(request.responseBodyFile == nil) {
+                try await stream(request)
+            }.collect(for: request)
         }
     }
 }

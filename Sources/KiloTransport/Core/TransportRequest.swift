@@ -41,10 +41,6 @@ public struct TransportRequest: Sendable, Hashable {
     /// The most seconds ``Transport/send(_:)`` may take, response body included, or `nil` for no
     /// limit; unlike ``timeoutInterval``, data arriving does not extend it.
     public var deadline: TimeInterval?
-    /// Whether the response's body will be collected whole before anything reads it, as
-    /// ``Transport/send(_:)`` collects it: a decorating transport may then read the body before
-    /// it judges an attempt, and retry one whose body failed (see `Attempt`).
-    package var collectsBody = false
 
     /// Creates a request.
     ///
@@ -206,4 +202,12 @@ public struct TransportRequest: Sendable, Hashable {
         case nil: false
         }
     }
+}
+
+extension TransportRequest {
+    /// Whether the request being sent in this task will have its response body collected whole
+    /// before anything reads it, as ``Transport/send(_:)`` collects it: a decorating transport
+    /// may then read the body before it judges an attempt, and retry one whose body failed (see
+    /// `Attempt`). A task-local value, so that it is not part of the request's identity.
+    @TaskLocal package static var collectsBody = false
 }

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// A retry never follows body bytes already delivered. For a request whose body is read as it
 /// arrives, a policy decides before any of a success's body is read: it sees a 2xx response with
-/// an empty body. For one whose body is collected whole (``TransportRequest/collectsBody``), the
+/// an empty body. For one whose body is collected whole (`TransportRequest.collectsBody`), the
 /// body is read first, up to the request's `maximumBodySize`, so that a connection lost
 /// mid-body can be retried. The body of any other status is read first, up to
 /// ``errorBodyLimit`` bytes, so that a policy can look into an error (a token refresh after a
@@ -28,7 +28,7 @@ package struct Attempt: Sendable {
         let progress = request.progress
         do {
             let streamed = try await attempt()
-            if streamed.isSuccess, request.collectsBody {
+            if streamed.isSuccess, TransportRequest.collectsBody {
                 let body = try await streamed.body.collect(upTo: request.maximumBodySize)
                 let whole = streamed.collected(body)
                 outcome = .success(whole)

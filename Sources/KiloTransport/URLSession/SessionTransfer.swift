@@ -90,7 +90,7 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     /// Delivers the status and headers to the caller, with the body still to come.
-    private func deliver(_ head: HTTPURLResponse) {
+    func deliver(_ head: HTTPURLResponse) {
         let waiting = lock.withLock { () -> UnsafeContinuation<StreamedResponse, any Error>? in
             defer { response = nil }
             return response
@@ -123,6 +123,11 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
             Self.cancelAsynchronously(dataTask)
             return
         }
+        #if canImport(FoundationNetworking)
+            if storesCookies(of: head, thenDeliver: true) {
+                return
+            }
+        #endif
         deliver(head)
     }
 
@@ -160,6 +165,11 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
             if let (response, data) = endingResponse(of: task, error: error, isCancelled: isCancelled) {
                 body.append(data)
                 body.finish()
+                #if canImport(FoundationNetworking)
+                    if storesCookies(of: response, thenDeliver: true) {
+                        return
+                    }
+                #endif
                 deliver(response)
             } else {
                 failWaitingCaller(error ?? URLError(.badServerResponse))

@@ -46,9 +46,15 @@ public struct URLSessionTransport: Transport {
     /// Whether the session's configuration sends an `Accept` field of its own
     /// (`httpAdditionalHeaders`), which a request's own `Accept` would replace.
     package let configurationSendsAccept: Bool
-    /// The cookie storage whose cookies the transport puts on requests itself (on Linux, for a
-    /// session it owns and for redirects), or `nil`.
+    /// The cookie storage whose cookies the transport puts on requests itself (on Linux), or
+    /// `nil`.
     let cookieStorage: HTTPCookieStorage?
+    #if canImport(FoundationNetworking)
+        /// The jar that takes in the cookies each response and redirect sets, within
+        /// ``CookiePolicy``'s limits, or `nil` when the configuration stores none: on Linux the
+        /// session Kilo sends with stores none itself (see `URLSessionConfiguration.preparedForKilo()`).
+        let cookieJar: CookieJar?
+    #endif
     /// How the body of a response waits for a slow reader.
     let bodyPolicy: BodyBuffer.Policy
     /// The identifier of a background session's configuration, which cannot carry requests.
@@ -78,6 +84,7 @@ public struct URLSessionTransport: Transport {
         self.backgroundIdentifier = configuration.identifier
         #if canImport(FoundationNetworking)
             self.cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
+            self.cookieJar = CookieJar(receivingFor: configuration, isStoredBySession: false)
             self.bodyPolicy = .spilling
         #else
             self.cookieStorage = nil
@@ -102,6 +109,7 @@ public struct URLSessionTransport: Transport {
         self.backgroundIdentifier = configuration.identifier
         #if canImport(FoundationNetworking)
             self.cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
+            self.cookieJar = CookieJar(receivingFor: configuration, isStoredBySession: false)
             self.bodyPolicy = .spilling
         #else
             self.cookieStorage = nil

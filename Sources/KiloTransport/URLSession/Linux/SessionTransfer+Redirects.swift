@@ -25,6 +25,7 @@ import Foundation
             in session: URLSession,
             completionHandler: @escaping @Sendable (URLRequest?) -> Void
         ) {
+            storesCookies(of: response, thenDeliver: false)  // before the redirected request chooses its own
             guard let answer = answeringRedirect(of: task, with: completionHandler) else { return }
             let request = redirected.droppingBodyFieldsWithoutABody()
             guard let yours = callersDelegate else {
@@ -130,6 +131,32 @@ import Foundation
             case nil:
                 return false
             }
+        }
+    }
+
+    extension SessionTransfer {
+        /// Takes in the cookies `response` sets, through the transport's ``CookieJar``, within
+        /// its policy. A response to deliver is delivered once they are stored, off the calling
+        /// thread (the session's work queue, which every session shares, where a persistent
+        /// storage would rewrite its file for each cookie); a redirect's are stored at once, before
+        /// the redirected request chooses its cookies.
+        ///
+        /// - Returns: Whether the cookies are being stored and the response will be delivered
+        ///   then; `false` when there is nothing to store, and the caller delivers the response.
+        @discardableResult
+        func storesCookies(of response: HTTPURLResponse, thenDeliver: Bool) -> Bool {
+            guard response.value(forHTTPHeaderField: "Set-Cookie") != nil, let jar = transport.cookieJar else {
+                return false
+            }
+            guard thenDeliver else {
+                jar.receive(response)
+                return false
+            }
+            DispatchQueue.global().async {
+                jar.receive(response)
+                self.deliver(response)
+            }
+            return true
         }
     }
 

@@ -5,7 +5,8 @@ import Foundation
 
     extension URLRequest {
         /// This request with the `Cookie` field that `storage`'s cookies give its URL now, chosen
-        /// as RFC 6265 §5.4 says (see `HTTPCookie.cookies(_:sentTo:at:)`), in place of the
+        /// as RFC 6265 §5.4 says (see `HTTPCookie.cookies(_:sentTo:at:)`), within the limits of
+        /// ``CookiePolicy`` (8 KiB, 150 cookies, none for a public suffix), in place of the
         /// session's own choice; for each task on a session that ``URLSessionTransport`` owns, and
         /// for a request that a redirect leads to.
         ///
@@ -32,11 +33,11 @@ import Foundation
             if stored.isEmpty && current == nil {
                 return self  // the usual case without cookies: no more work
             }
+            // Cookie hook (see CookiePolicy): the field within its limits, without public-suffix cookies.
             let cookies = HTTPCookie.cookies(stored, sentTo: url, at: Date())
             let field =
-                cookies.isEmpty
-                ? current.flatMap { $0 == callersCookie ? $0 : nil }
-                : HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
+                CookiePolicy.standard.cookieField(carrying: cookies, to: url)
+                ?? current.flatMap { $0 == callersCookie ? $0 : nil }
             guard field != current else { return self }
             var request = self
             request.setValue(field, forHTTPHeaderField: "Cookie")

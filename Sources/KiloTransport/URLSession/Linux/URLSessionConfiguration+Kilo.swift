@@ -15,9 +15,9 @@ import Foundation
     extension URLSessionConfiguration {
         /// A copy of this configuration for a session Kilo owns: its URL cache answers lookups at
         /// once (see ``ImmediateLookupURLCache``), its request timeout is one the session can
-        /// count, and it sets no cookies itself (Kilo chooses them, see
-        /// `URLRequest.settingCookies(from:keeping:)`; the session still stores those that
-        /// responses set).
+        /// count, and it neither sets nor stores cookies itself: Kilo chooses them (see
+        /// `URLRequest.settingCookies(from:keeping:)`) and stores them (see ``CookieJar``), in
+        /// the configuration's storage, within ``CookiePolicy``'s limits.
         func preparedForKilo() -> URLSessionConfiguration {
             guard let copy = self.copy() as? URLSessionConfiguration else { return self }
             if let cache = urlCache, type(of: cache) == URLCache.self {
@@ -27,7 +27,7 @@ import Foundation
                 copy.timeoutIntervalForRequest = URLRequest.countableTimeout(timeoutIntervalForRequest)
             }
             copy.httpShouldSetCookies = false
-            return copy
+            return CookieJar.sessionConfiguration(copy)
         }
     }
 
