@@ -400,6 +400,10 @@ class FaultHandler(socketserver.BaseRequestHandler):
             "colon": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nNoColonHere\r\n" + framed,
             "headers": b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-Big-%d: %s\r\n" % (i, b"a" * 80000)
                                                          for i in range(4)) + framed,
+            "one-big-header": b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * 200000 + b"\r\n" + framed,
+            "nul-header": b"HTTP/1.1 200 OK\r\nX-Nul: a\x00b\r\n" + framed,
+            "conflicting-length": b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nContent-Length: %d\r\n"
+                                  b"Connection: close\r\n\r\n" % (len(ok), len(ok) + 5) + ok + b"extra",
             "gzip": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n" + framed,
             "gzip-truncated": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
                               b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(truncated) + truncated,

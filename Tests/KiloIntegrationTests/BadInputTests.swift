@@ -94,6 +94,13 @@ struct BadInputTests {
         try await expectNothingSent()
     }
 
+    /// A header value of 1 MiB failed deep in Linux's URLSession as "out of memory"
+    /// (`URLError.unknown`); now it is a typed error before anything is sent.
+    @Test func oversizedHeaderFieldsAreRejectedBeforeAnythingIsSent() async throws {
+        proxy.headers = ["X-Huge": String(repeating: "a", count: 1 << 20)]
+        try await expectRejection(.headersTooLarge("X-Huge"))
+    }
+
     // MARK: Paths that leave the base URL
 
     /// The fault server's host and port, as a path's authority.

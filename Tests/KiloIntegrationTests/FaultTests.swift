@@ -99,7 +99,8 @@ struct FaultTests {
     @Test(arguments: [
         ("chunked", URLError.Code.badServerResponse), ("status", .badServerResponse), ("not-http", .badServerResponse),
         ("length", .badServerResponse), ("colon", .badServerResponse), ("headers", .badServerResponse),
-        ("gzip", .cannotDecodeContentData),
+        ("one-big-header", .badServerResponse), ("nul-header", .badServerResponse),
+        ("conflicting-length", .badServerResponse), ("gzip", .cannotDecodeContentData),
     ])
     func aMalformedResponseGivesACodeForIt(how: String, code: URLError.Code) async throws {
         let proxy = try FaultServer.proxy()

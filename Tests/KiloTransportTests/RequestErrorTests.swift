@@ -18,9 +18,10 @@ import Testing
         #expect(RequestError.invalidTimeout(0) != .invalidTimeout(-1))
         let all: Set<RequestError> = [
             .invalidMethod("X"), .invalidHeaderName("X"), .invalidHeaderValue("X"), .invalidPath("X"),
-            .invalidTimeout(0), .bodyNotAllowed("X"), .pathLeavesBaseURL("X"),
+            .invalidTimeout(0), .bodyNotAllowed("X"), .pathLeavesBaseURL("X"), .backgroundSession("X"),
+            .headersTooLarge("X"),
         ]
-        #expect(all.count == 7)
+        #expect(all.count == 9)
     }
 
     @Test(arguments: [
@@ -32,6 +33,8 @@ import Testing
         (.invalidTimeout(.nan), "nan"),
         (.bodyNotAllowed("GET"), "GET"),
         (.pathLeavesBaseURL("//other/x"), "//other/x"),
+        (.backgroundSession("org.example.uploads"), "org.example.uploads"),
+        (.headersTooLarge("X-Huge"), "X-Huge"),
     ])
     func subjectIsTheNameOrPathAtFault(error: RequestError, subject: String) {
         #expect(error.subject == subject)
@@ -48,6 +51,11 @@ import Testing
             .pathLeavesBaseURL("//other/x"),
             #"The path "//other/x" leads away from the base URL: another scheme, host or port, or user info."#
         ),
+        (
+            .backgroundSession("org.example.uploads"),
+            #"The background session "org.example.uploads" cannot carry Kilo's requests; use .default or .ephemeral."#
+        ),
+        (.headersTooLarge("X-Huge"), #"The header fields pass 65536 bytes at "X-Huge"."#),
     ])
     func localizedDescriptionNamesTheProblem(error: RequestError, description: String) {
         #expect(error.errorDescription == description)

@@ -147,3 +147,48 @@ import FoundationNetworking
         #expect(request.allHTTPHeaderFields?.count == 1)
     }
 }
+
+/// What Kilo puts in each `URLRequest`, the same on every platform (the Apple branches are built
+/// on Linux in CI with their conditions forced).
+@Suite struct URLRequestPlatformBehaviourTests {
+    private let url = URL(string: "https://api.example.com/v1/items")!
+
+    #if !canImport(FoundationNetworking)
+        /// A background session's configuration is refused before anything is sent (Apple
+        /// platforms only: Linux has no background sessions).
+        @Test func aBackgroundSessionIsRefused() async throws {
+            let configuration = URLSessionConfiguration.background(withIdentifier: "org.kilo.tests.background")
+            let transport = URLSessionTransport(configuration: configuration)
+            await #expect(throws: RequestError.backgroundSession("org.kilo.tests.background")) {
+                try await transport.send(TransportRequest(method: .get, url: url))
+            }
+        }
+    #endif
+
+    /// `Authorization` follows a redirect that stays on its origin, and no other.
+    @Test func credentialsFollowARedirectOnlyOnTheSameOrigin() {
+        var previous = URLRequest(url: url)
+        previous.setValue("Bearer t", forHTTPHeaderField: "Authorization")
+        previous.setValue("a=1", forHTTPHeaderField: "Cookie")
+        let sameOrigin = URLRequest(url: URL(string: "https://api.example.com/v2/items")!)
+            .carryingCredentials(of: previous, redirectedFrom: url)
+        #expect(sameOrigin.value(forHTTPHeaderField: "Authorization") == "Bearer t")
+        var elsewhere = URLRequest(url: URL(string: "https://cdn.example.net/items")!)
+        elsewhere.setValue("Bearer t", forHTTPHeaderField: "Authorization")
+        elsewhere.setValue("a=1", forHTTPHeaderField: "Cookie")
+        elsewhere = elsewhere.carryingCredentials(of: previous, redirectedFrom: url)
+        #expect(elsewhere.value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(elsewhere.value(forHTTPHeaderField: "Cookie") == nil)
+    }
+
+    /// A value with CR, LF or NUL never reaches the `URLRequest`, whatever the platform's
+    /// `setValue(_:forHTTPHeaderField:)` would do with it.
+    @Test func valuesWithLineBreaksOrNULAreLeftOut() {
+        let request = URLRequest(
+            TransportRequest(method: .get, url: url, headers: ["X-A": "1\r\nX-B: 2", "X-C": "a\u{0}b", "X-D": "ok"])
+        )
+        #expect(request.value(forHTTPHeaderField: "X-A") == nil)
+        #expect(request.value(forHTTPHeaderField: "X-C") == nil)
+        #expect(request.value(forHTTPHeaderField: "X-D") == "ok")
+    }
+}

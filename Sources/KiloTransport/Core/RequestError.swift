@@ -18,6 +18,7 @@ public struct RequestError: Error, Sendable, Hashable {
         case invalidTimeout
         case bodyNotAllowed
         case backgroundSession
+        case headersTooLarge
     }
 
     private let code: Code
@@ -109,6 +110,14 @@ extension RequestError {
     }
 }
 
+extension RequestError {
+    /// The request's header fields pass ``HTTPHeaders/maximumSize`` at the field `name`.
+    /// Nothing is sent.
+    public static func headersTooLarge(_ name: String) -> RequestError {
+        RequestError(.headersTooLarge, subject: name)
+    }
+}
+
 extension RequestError: LocalizedError {
     /// A sentence that names the problem.
     public var errorDescription: String? {
@@ -123,6 +132,8 @@ extension RequestError: LocalizedError {
         case .bodyNotAllowed: return "A \(subject) request cannot have a body."
         case .backgroundSession:
             return "The background session \"\(subject)\" cannot carry Kilo's requests; use .default or .ephemeral."
+        case .headersTooLarge:
+            return "The header fields pass \(HTTPHeaders.maximumSize) bytes at \"\(subject)\"."
         }
     }
 }
@@ -143,6 +154,7 @@ extension RequestError: CustomStringConvertible {
         case .invalidTimeout: cause = "invalidTimeout"
         case .bodyNotAllowed: cause = "bodyNotAllowed"
         case .backgroundSession: cause = "backgroundSession"
+        case .headersTooLarge: cause = "headersTooLarge"
         }
         let argument = code == .invalidTimeout ? subject : String(reflecting: subject)
         return "RequestError.\(cause)(\(argument)): \(errorDescription ?? "")"

@@ -65,6 +65,11 @@ extension URLError {
             "Invalid Content-Length",
             "Header without colon",
             "Too large response headers",
+            "Nul byte in header",
+            // libcurl 7.88 reports a response header field over its 100 KiB limit so. Kilo keeps
+            // what it sends within bounds (request headers, the Cookie field), so here it is the
+            // response's.
+            "Out of memory",
         ]
 
         /// libcurl's messages (7.88) for a response whose status line is not HTTP's, which Linux's

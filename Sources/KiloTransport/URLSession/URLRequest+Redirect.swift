@@ -15,7 +15,7 @@ extension URLRequest {
     /// Linux's URLSession would send the credentials to whatever host the `Location` names;
     /// Apple's drops `Authorization` on every redirect, even to the same origin. Both now behave
     /// as the NIO transport does.
-    func carryingCredentials(of previous: URLRequest, redirectedFrom origin: URL?) -> URLRequest {
+    package func carryingCredentials(of previous: URLRequest, redirectedFrom origin: URL?) -> URLRequest {
         var request = self
         guard let origin, let url, Self.isSameOrigin(origin, url) else {
             for name in Self.credentialFields {
@@ -30,7 +30,7 @@ extension URLRequest {
     }
 
     /// Whether two URLs have the same origin: scheme, host and port, the default port counted.
-    static func isSameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
+    package static func isSameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
         lhs.scheme?.lowercased() == rhs.scheme?.lowercased() && lhs.host?.lowercased() == rhs.host?.lowercased()
             && effectivePort(lhs) == effectivePort(rhs)
     }
