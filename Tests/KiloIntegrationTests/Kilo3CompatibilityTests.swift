@@ -124,6 +124,23 @@ struct Kilo3CompatibilityTests {
         }
     }
 
+    /// Kilo 3.x returned the `URLSessionDataTask` "to monitor the status of outstanding requests
+    /// or cancel a request": the task Kilo returns tells its state and progress.
+    @Test func monitorReturnedTask() async throws {
+        let started = Protected<RequestTask?>(nil)
+        let result: Result<Slept, Error> = await withCheckedContinuation { continuation in
+            let task = proxy.invoke(.get, path: "slow", arguments: ["seconds": 0]) { (result: Result<Slept, Error>) in
+                continuation.resume(returning: result)
+            }
+            #expect(task?.state == .running)
+            started.withLock { $0 = task }
+        }
+        _ = try result.get()
+        let task = try #require(started.current)
+        #expect(task.state == .completed)
+        #expect(task.progress.fractionCompleted == 1)
+    }
+
     @Test func encodableBody() async throws {
         let note = Note(title: "Plan", count: 2, due: Date(timeIntervalSince1970: 1_700_000_000), tags: ["a"])
 
