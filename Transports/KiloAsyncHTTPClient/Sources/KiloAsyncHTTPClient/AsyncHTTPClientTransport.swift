@@ -90,6 +90,9 @@ public struct AsyncHTTPClientTransport: Transport {
             decompression: .enabled(limit: .none)
         )
         configuration.connectionPool.retryConnectionEstablishment = false
+        // On Apple platforms the client may use Network.framework, which would wait for a refused
+        // connection to become possible: fail it at once, as URLSession does.
+        configuration.networkFrameworkWaitForConnectivity = false
         return configuration
     }
 

@@ -91,6 +91,13 @@ enum TransportFailure {
             return code(for: error)
         case let error as NIOSSLError:
             return code(for: error)
+        #if canImport(Network)
+            case let error as HTTPClient.NWPOSIXError:
+                // Network.framework's errors, on Apple platforms: the same codes as NIO's own.
+                return code(forErrno: error.errorCode.rawValue)
+            case let error as HTTPClient.NWTLSError:
+                return code(forTLSStatus: error.status)
+        #endif
         case is NIOSSLExtraError, is BoringSSLError:
             return .secureConnectionFailed
         case let error as HTTPParserError:
@@ -139,6 +146,17 @@ enum TransportFailure {
             return .unknown
         }
     }
+
+    #if canImport(Network)
+        /// The code for a Network.framework TLS status (`<Security/SecureTransport.h>`): a
+        /// certificate that is not trusted, or any other TLS failure.
+        private static func code(forTLSStatus status: OSStatus) -> URLError.Code {
+            // errSSLXCertChainInvalid, errSSLBadCert, errSSLUnknownRootCert, errSSLNoRootCert,
+            // errSSLCertExpired, errSSLCertNotYetValid, errSSLHostNameMismatch
+            let untrusted: Set<OSStatus> = [-9807, -9808, -9812, -9813, -9814, -9815, -9843]
+            return untrusted.contains(status) ? .serverCertificateUntrusted : .secureConnectionFailed
+        }
+    #endif
 
     private static func code(for error: NIOSSLError) -> URLError.Code {
         switch error {
