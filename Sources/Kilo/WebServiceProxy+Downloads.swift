@@ -39,7 +39,7 @@ extension WebServiceProxy {
         progress: TransferProgress.Handler? = nil
     ) async throws -> HTTPHeaders {
         let prepared = try makeDownload(method, path: path, arguments: arguments, to: destination, progress: progress)
-        return try await sendDownload(prepared, to: destination)
+        return try await sendDownload(prepared)
     }
 
     /// Downloads an operation's response body to a file, with a callback.
@@ -69,7 +69,7 @@ extension WebServiceProxy {
     ) -> RequestTask? {
         start(
             { try makeDownload(method, path: path, arguments: arguments, to: destination, progress: progress) },
-            perform: { try await self.sendDownload($0, to: destination) },
+            perform: { try await self.sendDownload($0) },
             successIsFinal: true,
             resultHandler: resultHandler
         )
@@ -84,8 +84,7 @@ extension WebServiceProxy {
     ) throws -> PreparedRequest {
         try Self.checkDestination(destination)
         var prepared = try makeRequest(method, path: path, arguments: arguments, content: nil, progress: progress)
-        prepared.request.responseBodyFile = destination.deletingLastPathComponent()
-            .appendingPathComponent(Self.partialName(for: destination.lastPathComponent))
+        prepared.request.responseBodyFile = destination
         prepared.request.maximumBodySize = currentSettings.limits.maximumDownloadSize.map { Int(clamping: $0) }
         return prepared
     }
@@ -123,47 +122,16 @@ extension WebServiceProxy {
         return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
-    /// The longest file name, in UTF-8 bytes, that common file systems take (ext4, XFS, tmpfs,
-    /// APFS: `NAME_MAX`).
-    private static let longestFileName = 255
 
-    /// The name of the temporary file that a download to a file named `name` writes beside it:
-    /// `.name.kilo-UUID`, with `name` shortened (at a Unicode scalar) so that the whole stays within
-    /// ``longestFileName`` bytes, whatever the length of a name the file system takes.
-    static func partialName(for name: String) -> String {
-        let suffix = ".kilo-\(UUID().uuidString)"
-        let room = longestFileName - 1 - suffix.utf8.count
-        var kept = String.UnicodeScalarView()
-        var count = 0
-        for scalar in name.unicodeScalars {
-            count += UTF8.width(scalar)
-            guard count <= room else { break }
-            kept.append(scalar)
-        }
-        return "." + String(kept) + suffix
-    }
 
-    private func sendDownload(_ prepared: PreparedRequest, to destination: URL) async throws -> HTTPHeaders {
-        guard let partial = prepared.request.responseBodyFile else { preconditionFailure("made by makeDownload") }
-        defer { Self.removeTemporaryFile(partial) }
-        return try await send(prepared) { response in
+    /// Sends a download and returns the response's headers: the transport's reading of the body
+    /// writes it beside the destination and renames it over the destination once it has all
+    /// arrived (see `TransportRequest.responseBodyFile`), so a failure leaves the destination as
+    /// it was; an error response's body is kept in the ``WebServiceError`` instead.
+    private func sendDownload(_ prepared: PreparedRequest) async throws -> HTTPHeaders {
+        try await send(prepared) { response in
             guard response.isSuccess else {
-                throw WebServiceError(
-                    statusCode: response.statusCode,
-                    headers: response.headers,
-                    body: response.body
-                )
-            }
-            if !FileManager.default.fileExists(atPath: partial.path) {
-                // An empty body may leave no file behind.
-                try Data().write(to: partial)  // or the file system's reason why not
-            }
-            // rename(2) replaces the destination atomically: readers see the old file or the new one.
-            guard rename(partial.path, destination.path) == 0 else {
-                throw POSIXError(
-                    POSIXErrorCode(rawValue: errno) ?? .EIO,
-                    userInfo: [NSFilePathErrorKey: destination.path]
-                )
+                throw WebServiceError(statusCode: response.statusCode, headers: response.headers, body: response.body)
             }
             return response.headers
         }

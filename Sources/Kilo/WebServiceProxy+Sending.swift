@@ -36,7 +36,9 @@ extension WebServiceProxy {
         } catch is CancellationError {
             throw URLError(.cancelled)
         }
-        guard !Task.isCancelled else { throw URLError(.cancelled) }
+        // A download has replaced its file by now: a cancellation that comes after that cannot
+        // undo it, and does not hide it.
+        guard !Task.isCancelled || prepared.request.responseBodyFile != nil else { throw URLError(.cancelled) }
         return response
     }
 

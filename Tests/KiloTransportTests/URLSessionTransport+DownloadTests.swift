@@ -33,9 +33,19 @@ struct URLSessionTransportDownloadTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    @Test func theFileGrowsAsTheBodyArrivesAndACancelledDownloadRemovesIt() async throws {
+    /// The bytes in the download's directory: the body is written beside its file as it arrives,
+    /// and renamed over the file once it has all arrived.
+    private func bytesWritten() -> Int64 {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.reduce(0) { total, name in
+            let attributes = try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)
+            return total + ((attributes?[.size] as? NSNumber)?.int64Value ?? 0)
+        }
+    }
+
+    @Test func theBodyIsWrittenAsItArrivesAndACancelledDownloadLeavesNoFile() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
-        let file = directory.appendingPathComponent("body.part")
+        let directory = directory
         let sizeAtOneMiB = Locked<Int64?>(nil)
         let running = Locked<Task<TransportResponse, any Error>?>(nil)
         // Cancels from the first report of 1 MiB. The server sends 2 MiB of a longer body and
@@ -43,8 +53,12 @@ struct URLSessionTransportDownloadTests {
         // report comes on a busy machine.
         let progress = ProgressObserver { progress in
             guard progress.bytesReceived >= 1 << 20, sizeAtOneMiB.withLock({ $0 }) == nil else { return }
-            let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
-            sizeAtOneMiB.withLock { $0 = (attributes?[.size] as? NSNumber)?.int64Value ?? 0 }
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            let size = names.reduce(Int64(0)) { total, name in
+                let path = directory.appendingPathComponent(name).path
+                return total + (((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0)
+            }
+            sizeAtOneMiB.withLock { $0 = size }
             running.withLock { $0 }?.cancel()
         }
         let request = try download("stall?kb=2048", progress: progress)
@@ -57,7 +71,7 @@ struct URLSessionTransportDownloadTests {
         let error = await #expect(throws: URLError.self) { try await task.value }
         #expect(error?.code == .cancelled)
         #expect((sizeAtOneMiB.withLock { $0 } ?? 0) >= 1 << 20, "the bytes went somewhere else first")
-        #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
     /// The response to an upload from a file (a download whose request has a streamed multipart
@@ -76,13 +90,12 @@ struct URLSessionTransportDownloadTests {
         let task = Task { try await transport.send(request) }
         var size: Int64 = 0
         let deadline = ContinuousClock.now + .seconds(20)  // only a failing test waits this long
-        while size < 1 << 20, ContinuousClock.now < deadline {
+        while size < (1 << 20) + 1000, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
-            let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
-            size = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+            size = bytesWritten()  // the upload's 1000 bytes, and the body so far
         }
         task.cancel()
-        #expect(size == 1 << 20, "the body did not reach its file as it arrived")
+        #expect(size == (1 << 20) + 1000, "the body did not reach its file as it arrived")
         let error = await #expect(throws: URLError.self) { try await task.value }
         #expect(error?.code == .cancelled)
         #expect(!FileManager.default.fileExists(atPath: file.path))

@@ -93,7 +93,9 @@ extension ResponseBody {
         return data
     }
 
-    /// Writes the body to `file`, replacing any file there; a failure removes what was written.
+    /// Writes the body to `file`, replacing any file there only once the whole body has arrived:
+    /// it is written beside `file` under a name of its own first, then renamed over it, so that
+    /// a failure leaves `file` as it was and nothing else behind.
     ///
     /// - Parameters:
     ///   - file: The file to write.
@@ -109,10 +111,11 @@ extension ResponseBody {
         expected: Int64?,
         progress: ProgressObserver?
     ) async throws -> Int64 {
-        try Data().write(to: file)
+        let partial = file.deletingLastPathComponent().appendingPathComponent(Self.partialName(for: file))
         var written: Int64 = 0
         do {
-            let handle = try FileHandle(forWritingTo: file)
+            try Data().write(to: partial)
+            let handle = try FileHandle(forWritingTo: partial)
             do {
                 for try await chunk in self {
                     if let limit, written + Int64(chunk.count) > limit {
@@ -128,11 +131,30 @@ extension ResponseBody {
                 throw error
             }
             try handle.close()
+            // rename(2) replaces the file atomically: readers see the old file or the new one.
+            guard rename(partial.path, file.path) == 0 else {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO, userInfo: [NSFilePathErrorKey: file.path])
+            }
         } catch {
             cancel()
-            try? FileManager.default.removeItem(at: file)  // a partial body; the error is reported
+            try? FileManager.default.removeItem(at: partial)  // a partial body; the error is reported
             throw error
         }
         return written
+    }
+
+    /// The name a body is written under beside `file` until it has all arrived: hidden, unique,
+    /// and within the 255 bytes a file name may have, whatever the length of `file`'s.
+    private static func partialName(for file: URL) -> String {
+        let suffix = ".kilo-\(UUID().uuidString)"
+        let room = 255 - 1 - suffix.utf8.count
+        var kept = String.UnicodeScalarView()
+        var count = 0
+        for scalar in file.lastPathComponent.unicodeScalars {
+            count += UTF8.width(scalar)
+            guard count <= room else { break }
+            kept.append(scalar)
+        }
+        return "." + String(kept) + suffix
     }
 }

@@ -29,8 +29,8 @@ public struct TransportRequest: Sendable, Hashable {
     /// any file there, instead of returning it in ``TransportResponse/body``; `nil` keeps the
     /// body in memory.
     ///
-    /// The file is removed if the transfer fails: to keep a file until a download succeeds, give
-    /// a new path here and move the file over it afterwards, as `WebServiceProxy`'s downloads do.
+    /// The body is written beside the file first and renamed over it once it has all arrived:
+    /// a transfer that fails leaves the file as it was.
     public var responseBodyFile: URL?
     /// Receives the transfer's progress, if anyone is interested.
     public var progress: ProgressObserver?
