@@ -121,6 +121,9 @@ MAX_COOKIE_HEAD = 4 * 1024 * 1024  # /cookies/ paths: a flood of cookies makes a
 TLS_HANDSHAKE = b"\x16\x03"  # the start of a TLS client hello
 CHUNK = 64 * 1024
 
+# What /slow-read received under each key: the body, and the bytes that came after it.
+SLOW_READS = {}
+
 counts = {}
 authorized_counts = {}
 counts_lock = threading.Lock()
@@ -228,9 +231,31 @@ class FaultHandler(socketserver.BaseRequestHandler):
                     break
                 body += self.read_exactly(size)
                 self.read_exactly(2)
+        elif early.path == "/slow-read":
+            body = self.read_slowly(int(headers.get("content-length", "0")))
         else:
             body = self.read_exactly(int(headers.get("content-length", "0")))
         return method, target, headers, body
+
+    def read_slowly(self, count):
+        """Reads a body of `count` bytes 64 KiB at a time, 20 ms apart, so that a client is still
+        sending it a while later; then whatever else arrives within half a second, which a client
+        that sent more than its Content-Length left on the connection: see /slow-read."""
+        while len(self.buffer) < count:
+            time.sleep(0.02)
+            self.receive()
+        body, self.buffer = self.buffer[:count], self.buffer[count:]
+        self.request.settimeout(0.5)
+        try:
+            while True:
+                more = self.request.recv(CHUNK)
+                if not more:
+                    break
+                self.buffer += more
+        except OSError:
+            pass
+        self.request.settimeout(None)
+        return body
 
     # Writing responses
 
@@ -311,6 +336,11 @@ class FaultHandler(socketserver.BaseRequestHandler):
             self.reset()
         elif path == "/hang":
             self.wait_for_client_to_leave()
+        elif path == "/slow-read":
+            SLOW_READS[key] = {"received": len(body), "extra": len(self.buffer)}
+            self.respond(200, "OK", SLOW_READS[key])
+        elif path == "/slow-read-result":
+            self.respond(200, "OK", SLOW_READS.get(key, {"received": -1, "extra": -1}))
         elif path == "/echo":
             self.respond(200, "OK", body, "application/octet-stream")
         elif path == "/malformed-json":

@@ -19,9 +19,9 @@ import Testing
         let all: Set<RequestError> = [
             .invalidMethod("X"), .invalidHeaderName("X"), .invalidHeaderValue("X"), .invalidPath("X"),
             .invalidTimeout(0), .bodyNotAllowed("X"), .pathLeavesBaseURL("X"), .backgroundSession("X"),
-            .headersTooLarge("X"),
+            .headersTooLarge("X"), .bodyFileChanged("X"),
         ]
-        #expect(all.count == 9)
+        #expect(all.count == 10)
     }
 
     @Test(arguments: [
@@ -35,6 +35,7 @@ import Testing
         (.pathLeavesBaseURL("//other/x"), "//other/x"),
         (.backgroundSession("org.example.uploads"), "org.example.uploads"),
         (.headersTooLarge("X-Huge"), "X-Huge"),
+        (.bodyFileChanged("/tmp/body.bin"), "/tmp/body.bin"),
     ])
     func subjectIsTheNameOrPathAtFault(error: RequestError, subject: String) {
         #expect(error.subject == subject)
@@ -56,6 +57,7 @@ import Testing
             #"The background session "org.example.uploads" cannot carry Kilo's requests; use .default or .ephemeral."#
         ),
         (.headersTooLarge("X-Huge"), #"The header fields pass 65536 bytes at "X-Huge"."#),
+        (.bodyFileChanged("/tmp/body.bin"), #"The body file "/tmp/body.bin" changed size while it was being sent."#),
     ])
     func localizedDescriptionNamesTheProblem(error: RequestError, description: String) {
         #expect(error.errorDescription == description)

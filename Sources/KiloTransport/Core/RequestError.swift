@@ -19,6 +19,7 @@ public struct RequestError: Error, Sendable, Hashable {
         case bodyNotAllowed
         case backgroundSession
         case headersTooLarge
+        case bodyFileChanged
     }
 
     private let code: Code
@@ -118,6 +119,14 @@ extension RequestError {
     }
 }
 
+extension RequestError {
+    /// The file at `path`, a request's body, changed size while it was being sent: the request
+    /// is stopped, and the server receives no more bytes than the length the request announced.
+    public static func bodyFileChanged(_ path: String) -> RequestError {
+        RequestError(.bodyFileChanged, subject: path)
+    }
+}
+
 extension RequestError: LocalizedError {
     /// A sentence that names the problem.
     public var errorDescription: String? {
@@ -134,6 +143,8 @@ extension RequestError: LocalizedError {
             return "The background session \"\(subject)\" cannot carry Kilo's requests; use .default or .ephemeral."
         case .headersTooLarge:
             return "The header fields pass \(HTTPHeaders.maximumSize) bytes at \"\(subject)\"."
+        case .bodyFileChanged:
+            return "The body file \"\(subject)\" changed size while it was being sent."
         }
     }
 }
@@ -155,6 +166,7 @@ extension RequestError: CustomStringConvertible {
         case .bodyNotAllowed: cause = "bodyNotAllowed"
         case .backgroundSession: cause = "backgroundSession"
         case .headersTooLarge: cause = "headersTooLarge"
+        case .bodyFileChanged: cause = "bodyFileChanged"
         }
         let argument = code == .invalidTimeout ? subject : String(reflecting: subject)
         return "RequestError.\(cause)(\(argument)): \(errorDescription ?? "")"

@@ -19,6 +19,8 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
     let request: TransportRequest
     let transport: URLSessionTransport
     let body: BodyBuffer
+    /// The size of a file body when the request started: its `Content-Length`.
+    let fileBodySize: Int64?
 
     let lock = Lock()
     var state = TransferState<URLSessionTask>()
@@ -37,6 +39,11 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
         self.transport = transport
         self.currentRequest = urlRequest
         self.body = BodyBuffer(policy: transport.bodyPolicy)
+        if case .file = request.body {
+            self.fileBodySize = request.bodySize
+        } else {
+            self.fileBodySize = nil
+        }
     }
 
     /// Sends the request on a new task and waits for the response's status and headers.
@@ -71,6 +78,7 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
             if let cancelled = lock.withLock({ state.didResume() }) {
                 Self.cancelAsynchronously(cancelled)
             }
+            watchFileBody(of: task)
         } else {
             Self.cancelAsynchronously(task)
         }
@@ -114,6 +122,10 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
                 return
             }
         #endif
+        guard !fileBodyChanged() else {
+            failForChangedFile(dataTask)
+            return
+        }
         guard lock.withLock({ state.receiveResponse(of: dataTask) }) else { return }
         guard let head = response as? HTTPURLResponse, !Self.hasConflictingLengths(head) else {
             // A Content-Length repeated with different values: which one frames the body is
@@ -149,6 +161,10 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
         totalBytesExpectedToSend: Int64
     ) {
         guard lock.withLock({ state.isCurrent(task) }) else { return }
+        if let fileBody, totalBytesSent > fileBody.size {
+            failForChangedFile(task)
+            return
+        }
         request.progress?.reportSent(totalBytesSent, of: totalBytesExpectedToSend)
     }
 
@@ -199,7 +215,7 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     /// Fails the caller still waiting for the response, and the body, with `error`.
-    private func failWaitingCaller(_ error: any Error) {
+    func failWaitingCaller(_ error: any Error) {
         let waiting = lock.withLock { () -> UnsafeContinuation<StreamedResponse, any Error>? in
             defer { response = nil }
             return response

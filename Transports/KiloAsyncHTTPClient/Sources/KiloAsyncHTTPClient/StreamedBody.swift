@@ -122,7 +122,13 @@ struct StreamedBody: AsyncSequence, Sendable {
             if sent == 0 {
                 body.started.withLockedValue { $0 = true }
             }
-            guard sent < body.size else { return nil }
+            guard sent < body.size else {
+                if case .file(let url) = body.source, try await Self.size(of: url) != body.size {
+                    // It grew: what was sent is the length announced, and the caller learns.
+                    throw RequestError.bodyFileChanged(url.path)
+                }
+                return nil
+            }
             let count = Int(Swift.min(Int64(StreamedBody.chunkSize), body.size - sent))
             let chunk: ByteBuffer
             switch body.source {
@@ -133,8 +139,8 @@ struct StreamedBody: AsyncSequence, Sendable {
                 let reader = try await openedReader(url)
                 let read = try await NIOThreadPool.singleton.runIfActive { try reader.read(upToCount: count) }
                 guard !read.isEmpty else {
-                    // The file shrank; the client reports the missing bytes.
-                    return nil
+                    // It shrank: the request cannot carry the length it announced.
+                    throw RequestError.bodyFileChanged(url.path)
                 }
                 chunk = ByteBuffer(data: read)
             }
@@ -142,6 +148,14 @@ struct StreamedBody: AsyncSequence, Sendable {
             body.timer?.touch()
             body.progress?.reportSent(sent, of: body.size)
             return chunk
+        }
+
+        /// The size of the file at `url` now.
+        private static func size(of url: URL) async throws -> Int64? {
+            try await NIOThreadPool.singleton.runIfActive {
+                let attributes = try FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
+                return (attributes[.size] as? NSNumber)?.int64Value
+            }
         }
 
         private mutating func openedReader(_ url: URL) async throws -> FileReader {

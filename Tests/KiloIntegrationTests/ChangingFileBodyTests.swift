@@ -1,0 +1,89 @@
+import Foundation
+import Kilo
+import Testing
+
+/// A file body that grows or shrinks while it is sent: the server never receives more bytes than
+/// the `Content-Length` the request announced (appended bytes were read as a second request, a
+/// way to smuggle one through the transport), and the caller learns that the file changed.
+@Suite(.enabled(if: FaultServer.url != nil, "needs KILO_FAULT_URL (run Scripts/test.sh)"))
+struct ChangingFileBodyTests {
+    private struct Read: Decodable {
+        var received: Int
+        var extra: Int
+    }
+
+    /// Sends 8 MiB from a file to a server that reads it at about 3 MiB a second, and changes
+    /// the file's size once the upload is under way.
+    private func send(changing change: @escaping @Sendable (FileHandle) throws -> Void) async throws
+        -> (Result<Read, any Error>, path: String, received: Read)
+    {
+        let key = FaultServer.makeKey("changing-file")
+        let directory = try TemporaryDirectory()
+        let size = 8 << 20
+        let file = try directory.write(Data(repeating: 0x61, count: size), named: "body.bin")
+        let baseURL = try #require(FaultServer.url)
+        let transport = Servers.makeProxy(baseURL: baseURL).transport
+        let request = TransportRequest(
+            method: .put,
+            url: try #require(URL(string: "slow-read?key=\(key)", relativeTo: baseURL)?.absoluteURL),
+            headers: ["Content-Type": "application/octet-stream"],
+            body: .file(file),
+            timeoutInterval: 30
+        )
+        let sending = Task { try await transport.send(request) }
+        try await Task.sleep(for: .milliseconds(400))  // well into the upload, which takes seconds
+        let handle = try FileHandle(forUpdating: file)
+        try change(handle)
+        try handle.close()
+        let outcome = await Result { try JSONDecoder().decode(Read.self, from: try await sending.value.body) }
+        // What the server read, once it has read it (it waits half a second for any more bytes).
+        var received = Read(received: -1, extra: -1)
+        for _ in 0..<30 where received.received < 0 {
+            try await Task.sleep(for: .milliseconds(100))
+            received = try await FaultServer.proxy().invoke(.get, path: "slow-read-result", arguments: ["key": key])
+        }
+        return (outcome, file.path, received)
+    }
+
+    @Test func aFileThatGrowsWhileItIsSentSendsNoMoreThanItsLength() async throws {
+        let (outcome, path, received) = try await send { handle in
+            handle.seekToEndOfFile()
+            handle.write(Data(repeating: 0x62, count: 1 << 20))
+        }
+        let error = #expect(throws: (any Error).self) { try outcome.get() }
+        #expect(error as? RequestError == .bodyFileChanged(path), "\(String(describing: error))")
+        #expect(received.received == 8 << 20 || received.received == -1, "the body as announced, or nothing")
+        #if KILO_ASYNC_HTTP_CLIENT || !canImport(FoundationNetworking)
+            #expect(received.extra <= 0, "bytes past the Content-Length reached the server")
+        #else
+            // Linux's URLSession reads a file body to its end, whatever length it announced, and
+            // libcurl sends what it reads: Kilo stops the transfer as soon as the session reports
+            // more bytes sent than announced, but some may be on the wire by then.
+            withKnownIssue("URLSession on Linux sends a growing file past its Content-Length", isIntermittent: true) {
+                #expect(received.extra <= 0, "bytes past the Content-Length reached the server")
+            }
+        #endif
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aFileThatShrinksWhileItIsSentFailsAtOnce() async throws {
+        let start = ContinuousClock.now
+        let (outcome, path, _) = try await send { handle in
+            try handle.truncate(atOffset: 1 << 20)
+        }
+        let error = #expect(throws: (any Error).self) { try outcome.get() }
+        #expect(error as? RequestError == .bodyFileChanged(path), "\(String(describing: error))")
+        #expect(ContinuousClock.now - start < .seconds(20), "it did not wait for its 30-second timeout")
+    }
+}
+
+extension Result where Failure == any Error {
+    /// Captures the outcome of an `async` throwing function.
+    fileprivate init(_ body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
+    }
+}
