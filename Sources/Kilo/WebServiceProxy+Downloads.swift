@@ -122,8 +122,6 @@ extension WebServiceProxy {
         return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
-
-
     /// Sends a download and returns the response's headers: the transport's reading of the body
     /// writes it beside the destination and renames it over the destination once it has all
     /// arrived (see `TransportRequest.responseBodyFile`), so a failure leaves the destination as
