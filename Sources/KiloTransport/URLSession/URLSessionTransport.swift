@@ -72,23 +72,10 @@ public struct URLSessionTransport: Transport {
     /// - Parameter session: The session that sends requests. Keep one session for many requests:
     ///   it reuses connections.
     public init(session: URLSession = .shared) {
-        self.session = session
-        self.owner = nil
         #if canImport(FoundationNetworking)
-            self.sendingSession = session.kiloCompanion
+            self.init(session: session, sendingWith: session.kiloCompanion, owner: nil, as: session.configuration)
         #else
-            self.sendingSession = session
-        #endif
-        let configuration = session.configuration
-        self.configurationSendsAccept = Self.sendsAccept(configuration)
-        self.backgroundIdentifier = configuration.identifier
-        #if canImport(FoundationNetworking)
-            self.cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
-            self.cookieJar = CookieJar(receivingFor: configuration, isStoredBySession: false)
-            self.bodyPolicy = .spilling
-        #else
-            self.cookieStorage = nil
-            self.bodyPolicy = .pausing
+            self.init(session: session, sendingWith: session, owner: nil, as: session.configuration)
         #endif
     }
 
@@ -102,8 +89,20 @@ public struct URLSessionTransport: Transport {
     /// - Parameter configuration: The session's configuration, such as `.ephemeral`.
     public init(configuration: URLSessionConfiguration) {
         let owner = SessionOwner(configuration: configuration)
-        self.session = owner.session
-        self.sendingSession = owner.session
+        self.init(session: owner.session, sendingWith: owner.session, owner: owner, as: configuration)
+    }
+
+    /// Creates a transport for `session`, whose requests go through `sendingSession`, which keeps
+    /// `owner` alive, configured as the caller gave `configuration` (a session that Kilo makes
+    /// has a copy prepared for it, which stores no cookies itself, say).
+    private init(
+        session: URLSession,
+        sendingWith sendingSession: URLSession,
+        owner: SessionOwner?,
+        as configuration: URLSessionConfiguration
+    ) {
+        self.session = session
+        self.sendingSession = sendingSession
         self.owner = owner
         self.configurationSendsAccept = Self.sendsAccept(configuration)
         self.backgroundIdentifier = configuration.identifier
