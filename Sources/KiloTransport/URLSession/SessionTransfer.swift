@@ -73,7 +73,7 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
         let resumes = lock.withLock { state.begin(task) }
         if resumes {
-            request.progress?.reportSent(0, of: request.bodySize)
+            request.progress?.reportSent(0, of: fileBodySize ?? request.bodySize)
             task.resume()
             if let cancelled = lock.withLock({ state.didResume() }) {
                 Self.cancelAsynchronously(cancelled)
@@ -122,11 +122,11 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
                 return
             }
         #endif
+        guard lock.withLock({ state.receiveResponse(of: dataTask) }) else { return }
         guard !fileBodyChanged() else {
             failForChangedFile(dataTask)
             return
         }
-        guard lock.withLock({ state.receiveResponse(of: dataTask) }) else { return }
         guard let head = response as? HTTPURLResponse, !Self.hasConflictingLengths(head) else {
             // A Content-Length repeated with different values: which one frames the body is
             // anyone's guess, and a guess is how responses are smuggled.
