@@ -293,7 +293,7 @@ import Testing
     @Test func responsesAreMappedOnTheTransportsQueueWhileOthersAreInFlight() async throws {
         // A long delay, so that both requests are surely in flight when the first is answered.
         let probe = MappingProbe(
-            QueueTransport(body: "[1]", delay: .milliseconds(300), completionMayTakeTime: true))
+            QueueTransport(body: "[1]", delay: .seconds(2), completionMayTakeTime: true))
         try await probe.sendTwoAtOnce()
         // The transport's serial queue answers one, with the other still in flight, then the other.
         #expect(probe.mappedOnTransportQueue.value == 1)
@@ -309,7 +309,7 @@ import Testing
     @Test func aTransportThatReportsTwiceLeavesTheCountOfRequestsInFlightRight() async throws {
         let probe = MappingProbe(
             QueueTransport(
-                body: "[1]", delay: .milliseconds(300), reportsTwice: true, completionMayTakeTime: true))
+                body: "[1]", delay: .seconds(2), reportsTwice: true, completionMayTakeTime: true))
         let lone: Result<String, any Error> = await result(probe.start)
         #expect(try lone.get() == "[1]")
         // Counted down once, not twice: of two requests at once, the first answered still maps on

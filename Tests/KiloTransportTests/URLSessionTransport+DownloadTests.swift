@@ -75,7 +75,7 @@ struct URLSessionTransportDownloadTests {
         let transport = Self.transport
         let task = Task { try await transport.send(request) }
         var size: Int64 = 0
-        let deadline = ContinuousClock.now + .seconds(20)  // only a failing test waits this long
+        let deadline = ContinuousClock.now + .seconds(40)  // only a failing test waits this long
         while size < 1 << 20, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
             let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
