@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Runs `swift test` in phases and tells their result: one line per phase, then a total line
 # `N passed, N failed, N skipped`, which closes the output.
 #
