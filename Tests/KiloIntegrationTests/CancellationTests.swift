@@ -28,7 +28,11 @@ struct CancellationTests {
         let start = ContinuousClock.now
         let outcome: CallbackOutcome<HttpbinEcho> = try await callback { handler in
             let task = proxy.invoke(
-                .get, path: "drip", arguments: ["delay": 120, "numbytes": 1, "duration": 0], resultHandler: handler)
+                .get,
+                path: "drip",
+                arguments: ["delay": 120, "numbytes": 1, "duration": 0],
+                resultHandler: handler
+            )
             Self.cancel(task, after: .milliseconds(300))
             return task
         }
