@@ -62,13 +62,17 @@ echo "==> Building the library's modules"
 swift build -Xswiftc -warnings-as-errors --target Kilo
 modules="$(swift build -Xswiftc -warnings-as-errors --show-bin-path)/Modules"
 triple=$(swiftc -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
+sdk=()
+if command -v xcrun >/dev/null 2>&1; then
+    sdk=(-sdk "$(xcrun --show-sdk-path)")  # macOS: the SDK the modules were built against
+fi
 
 echo "==> Extracting symbol graphs"
 extract() {
     local module=$1
     shift
     mkdir -p "$out/symbol-graphs/$module"
-    swift-symbolgraph-extract -module-name "$module" -I "$modules" -target "$triple" \
+    swift-symbolgraph-extract -module-name "$module" -I "$modules" -target "$triple" ${sdk[@]+"${sdk[@]}"} \
         -minimum-access-level public -skip-inherited-docs -output-dir "$out/symbol-graphs/$module" "$@"
 }
 extract Kilo -experimental-allowed-reexported-modules=KiloCore,KiloEncoding,KiloTransport
