@@ -16,9 +16,16 @@
 # `✔ Test … passed`, `✘ Test … failed` and `➜ Test … skipped` (a parameterized test counts once,
 # as in Swift Testing's own `Test run with N tests`), and XCTest's `Test Case '…' passed|failed|
 # skipped`. A phase that exits non-zero with no failed test counted (a build error, a crash, a
-# run cut short) counts one failed test of its own. Works with bash 3.2 (macOS) and later.
+# run cut short) counts one failed test of its own.
+#
+# A phase that runs longer than $KILO_TEST_PHASE_TIMEOUT seconds (2400 by default; 0 for no limit)
+# is stopped and counts as failed: a test that waits for ever, on a server that died say, then
+# ends the run with its summary instead of holding it until CI's own limit. This needs
+# coreutils' `timeout` (not on macOS by default, where phases run without a limit).
+# Works with bash 3.2 (macOS) and later.
 
 KILO_TEST_LOG_DIR=${KILO_TEST_LOG_DIR:-.build/test-logs}
+KILO_TEST_PHASE_TIMEOUT=${KILO_TEST_PHASE_TIMEOUT:-2400}
 KILO_PHASE_LINES=()
 KILO_PASSED=0
 KILO_FAILED=0
@@ -67,20 +74,28 @@ kilo_run_phase() {
     slug=$(printf '%s' "$name" | tr -c 'A-Za-z0-9' '-' | tr -s '-' | sed 's/-$//')
     local log="$KILO_TEST_LOG_DIR/$KILO_PHASE_COUNT-$slug.log"
     printf '\n==> Phase %d, %s: %s\n    (output in %s)\n' "$KILO_PHASE_COUNT" "$name" "$*" "$log"
-    local start status=0
+    local start status=0 limit=()
+    if [ "$KILO_TEST_PHASE_TIMEOUT" != 0 ] && command -v timeout >/dev/null 2>&1; then
+        # The signal reaches swift test's whole process group, the test process included.
+        limit=(timeout --kill-after=30 "$KILO_TEST_PHASE_TIMEOUT")
+    fi
     start=$(date +%s)
     if [ -n "${CI:-}" ] || [ "${KILO_TEST_VERBOSE:-0}" = 1 ]; then
-        { "$@" 2>&1 && echo 0 >"$log.status" || echo $? >"$log.status"; } | tee "$log" || true
+        { ${limit[@]+"${limit[@]}"} "$@" 2>&1 && echo 0 >"$log.status" || echo $? >"$log.status"; } |
+            tee "$log" || true
         status=$(cat "$log.status")
         rm -f "$log.status"
     else
-        "$@" >"$log" 2>&1 || status=$?
+        ${limit[@]+"${limit[@]}"} "$@" >"$log" 2>&1 || status=$?
     fi
     local seconds=$(($(date +%s) - start))
 
     local passed failed skipped closed note=""
     read -r passed failed skipped closed < <(_kilo_count_tests "$log")
-    if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+    if [ ${#limit[@]} -gt 0 ] && { [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; }; then
+        failed=$((failed + 1))
+        note=" (stopped after $KILO_TEST_PHASE_TIMEOUT s, KILO_TEST_PHASE_TIMEOUT: a test hangs?)"
+    elif [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
         failed=1
         if [ "$passed" -eq 0 ] && [ "$skipped" -eq 0 ]; then
             note=" (no test ran: exit status $status; a build error?)"
@@ -101,7 +116,14 @@ kilo_run_phase() {
     printf '%s\n' "$line"
     if [ "$status" -ne 0 ]; then
         printf -- '--- what failed (whole output: %s) ---\n' "$log"
-        _kilo_failure_lines "$log"
+        local lines
+        lines=$(_kilo_failure_lines "$log")
+        if [ -n "$lines" ]; then
+            printf '%s\n' "$lines"
+        else
+            printf '(no failure line; the output ends with:)\n'
+            tail -n 20 "$log"
+        fi
         printf -- '---\n'
     fi
     return 0

@@ -9,7 +9,8 @@
 #     bash Scripts/test.sh --filter QueryEncoderTests        # root package only, with these arguments
 #
 # It ends with one line per phase and the total, `N passed, N failed, N skipped`, and exits
-# non-zero if any test failed or any phase did not build or crashed. Each phase's whole output
+# non-zero if any test failed or any phase did not build, crashed, or ran past
+# KILO_TEST_PHASE_TIMEOUT (2400 s; a test that hangs is then stopped). Each phase's whole output
 # is in .build/test-logs/ (printed as it comes too when CI or KILO_TEST_VERBOSE=1 is set); a
 # failed phase's failures are printed when it ends.
 set -euo pipefail
