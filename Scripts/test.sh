@@ -1,22 +1,33 @@
 #!/usr/bin/env bash
-# Runs all of Kilo's tests against local httpbin, sample-service and fault-server instances: the
-# root package's; its integration suite once more with proxies that own their sessions
-# (KILO_TEST_SESSION=owned); then the SwiftNIO transport package's (Transports/KiloAsyncHTTPClient,
-# whose first build takes several minutes), which runs the same integration suite through that
-# transport.
+# Runs all of Kilo's tests against local httpbin, sample-service and fault-server instances, in
+# three phases: the root package's tests; its integration suite once more with proxies that own
+# their sessions (KILO_TEST_SESSION=owned); then the SwiftNIO transport package's
+# (Transports/KiloAsyncHTTPClient, whose first build takes several minutes), which runs the same
+# integration suite through that transport.
 #
 #     bash Scripts/test.sh                                   # everything
 #     bash Scripts/test.sh --filter QueryEncoderTests        # root package only, with these arguments
+#
+# It ends with one line per phase and the total, `N passed, N failed, N skipped`, and exits
+# non-zero if any test failed or any phase did not build, crashed, or ran past
+# KILO_TEST_PHASE_TIMEOUT (2400 s; a test that hangs is then stopped). Each phase's whole output
+# is in .build/test-logs/ (printed as it comes too when CI or KILO_TEST_VERBOSE=1 is set); a
+# failed phase's failures are printed when it ends.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source Scripts/servers.sh
+source Scripts/test-phases.sh
 
 kilo_start_test_servers
 
-status=0
-swift test -Xswiftc -warnings-as-errors "$@" || status=$?
+kilo_run_phase "root package" swift test -Xswiftc -warnings-as-errors "$@"
 if [ "$#" -eq 0 ]; then
-    KILO_TEST_SESSION=owned swift test -Xswiftc -warnings-as-errors --filter KiloIntegrationTests || status=$?
-    swift test -Xswiftc -warnings-as-errors --package-path Transports/KiloAsyncHTTPClient || status=$?
+    kilo_run_phase "integration suite, KILO_TEST_SESSION=owned" \
+        env KILO_TEST_SESSION=owned swift test -Xswiftc -warnings-as-errors --filter KiloIntegrationTests
+    kilo_run_phase "SwiftNIO transport package" \
+        swift test -Xswiftc -warnings-as-errors --package-path Transports/KiloAsyncHTTPClient
 fi
-exit "$status"
+
+# Stop the servers first, so that nothing they print comes after the total.
+kilo_stop_servers
+kilo_print_summary

@@ -12,9 +12,13 @@ struct CancellationTests {
     /// How long a test waits after the first result, to catch a second call of the handler.
     private static let settleTime = Duration.seconds(1)
 
-    /// Generous: the servers answer only after 10 seconds, so a cancelled request returns well
-    /// before, even when a full parallel run keeps the test waiting for a thread for seconds.
-    private static let quickly = Duration.seconds(8)
+    /// A cancelled request must end before its server answers, which only a cancel that ends the
+    /// transfer allows. The servers take long, so that the bounds leave room for a busy machine,
+    /// which can hold up a full parallel run for many seconds: httpbin's `/drip` answers after
+    /// 120 s here (its `/delay` stops at 10 s); the sample service's `/slow` after 30 s, its most,
+    /// so there the bound is the server's delay itself.
+    private static let quickly = Duration.seconds(60)
+    private static let quicklyForSample = Duration.seconds(30)
 
     // MARK: Callbacks
 
@@ -23,7 +27,12 @@ struct CancellationTests {
         proxy.callbackQueue = CallbackQueues.make("cancel.httpbin")
         let start = ContinuousClock.now
         let outcome: CallbackOutcome<HttpbinEcho> = try await callback { handler in
-            let task = proxy.invoke(.get, path: "delay/10", resultHandler: handler)
+            let task = proxy.invoke(
+                .get,
+                path: "drip",
+                arguments: ["delay": 120, "numbytes": 1, "duration": 0],
+                resultHandler: handler
+            )
             Self.cancel(task, after: .milliseconds(300))
             return task
         }
@@ -39,11 +48,11 @@ struct CancellationTests {
         let proxy = try Servers.sampleProxy()  // results on the main queue, the default
         let start = ContinuousClock.now
         let outcome: CallbackOutcome<Slept> = try await callback { handler in
-            let task = proxy.invoke(.get, path: "slow", arguments: ["seconds": 10], resultHandler: handler)
+            let task = proxy.invoke(.get, path: "slow", arguments: ["seconds": 30], resultHandler: handler)
             Self.cancel(task, after: .milliseconds(300))
             return task
         }
-        #expect(ContinuousClock.now - start < Self.quickly)
+        #expect(ContinuousClock.now - start < Self.quicklyForSample)
         #expect((outcome.error as? URLError)?.code == .cancelled)
         #expect(outcome.queueLabel == "main")
         try await Task.sleep(for: Self.settleTime)
@@ -113,7 +122,7 @@ struct CancellationTests {
             proxy.invoke(.get, path: "slow", arguments: ["seconds": 1], resultHandler: $0)
         }
         let cancelled: CallbackOutcome<Slept> = try await callback { handler in
-            let task = proxy.invoke(.get, path: "slow", arguments: ["seconds": 10], resultHandler: handler)
+            let task = proxy.invoke(.get, path: "slow", arguments: ["seconds": 30], resultHandler: handler)
             Self.cancel(task, after: .milliseconds(200))
             return task
         }
@@ -134,7 +143,7 @@ struct CancellationTests {
         let proxy = try Servers.httpbinProxy()
         let start = ContinuousClock.now
         let request = Task { () async throws -> HttpbinEcho in
-            try await proxy.invoke(.get, path: "delay/10")
+            try await proxy.invoke(.get, path: "drip", arguments: ["delay": 120, "numbytes": 1, "duration": 0])
         }
         try await Task.sleep(for: .milliseconds(300))
         request.cancel()
@@ -147,12 +156,12 @@ struct CancellationTests {
         let proxy = try Servers.sampleProxy()
         let start = ContinuousClock.now
         let request = Task { () async throws -> Slept in
-            try await proxy.invoke(.get, path: "slow", arguments: ["seconds": 10])
+            try await proxy.invoke(.get, path: "slow", arguments: ["seconds": 30])
         }
         try await Task.sleep(for: .milliseconds(300))
         request.cancel()
         let result = await request.result
-        #expect(ContinuousClock.now - start < Self.quickly)
+        #expect(ContinuousClock.now - start < Self.quicklyForSample)
         #expect((result.failure as? URLError)?.code == .cancelled)
     }
 

@@ -30,11 +30,11 @@ struct LargeBodyTests {
     }
 
     /// Checks that no temporary upload file made since `before` remains. Suites in other files
-    /// may be uploading at the same time, so a new file must outlive their requests (10 s) to
+    /// may be uploading at the same time, so a new file must outlive their requests (30 s) to
     /// count as left behind.
     func expectNoTemporaryUploadsLeft(since before: Set<String>) async throws {
         var left = try temporaryUploads().subtracting(before)
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while !left.isEmpty, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
             left = left.intersection(try temporaryUploads())

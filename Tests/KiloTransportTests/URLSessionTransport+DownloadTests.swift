@@ -89,7 +89,7 @@ struct URLSessionTransportDownloadTests {
         let transport = Self.transport
         let task = Task { try await transport.send(request) }
         var size: Int64 = 0
-        let deadline = ContinuousClock.now + .seconds(20)  // only a failing test waits this long
+        let deadline = ContinuousClock.now + .seconds(40)  // only a failing test waits this long
         while size < (1 << 20) + 1000, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
             size = bytesWritten()  // the upload's 1000 bytes, and the body so far

@@ -34,7 +34,7 @@ struct URLSessionTransportInvalidationTests {
             : URLSessionTransport(configuration: .ephemeral)
     }
 
-    /// The server answers the PUT with a 307 after five seconds (room for a busy machine); the
+    /// The server answers the PUT with a 307 after twenty seconds (room for a busy machine); the
     /// session is invalidated before that, with `finishTasksAndInvalidate()`, which lets the task
     /// finish. Kilo cannot send the body on with the redirect: the request fails with `cancelled`
     /// instead of trapping.
@@ -43,14 +43,14 @@ struct URLSessionTransportInvalidationTests {
         let transport = Self.makeTransport(mode)
         let key = "invalidated-redirect-\(mode)-\(UUID().uuidString)"
         let url = try #require(
-            URL(string: "redirect-to?url=/echo&code=307&delay=5&key=\(key)", relativeTo: baseURL)?.absoluteURL
+            URL(string: "redirect-to?url=/echo&code=307&delay=20&key=\(key)", relativeTo: baseURL)?.absoluteURL
         )
         let request = TransportRequest(
             method: .put,
             url: url,
             headers: ["Content-Type": "text/plain"],
             body: .data(Data("kept".utf8)),
-            timeoutInterval: 10
+            timeoutInterval: 40
         )
         let sent = Task { try await transport.send(request) }
         try await waitUntilCounted(key)
@@ -84,7 +84,7 @@ struct URLSessionTransportInvalidationTests {
         #expect([.cancelled, .networkConnectionLost].contains(error.code))
     }
 
-    /// The first attempt gets a 503 with `Retry-After: 5` (room for a busy machine); the session
+    /// The first attempt gets a 503 with `Retry-After: 20` (room for a busy machine); the session
     /// is invalidated during the wait. Another attempt would trap: the 503 stands, and the server
     /// saw one request.
     @Test(arguments: ["session", "owned"])
@@ -93,7 +93,7 @@ struct URLSessionTransportInvalidationTests {
         let transport = base.retrying(.default)
         let key = "invalidated-retry-\(mode)-\(UUID().uuidString)"
         let url = try #require(
-            URL(string: "flaky?key=\(key)&failures=5&retry-after=5", relativeTo: baseURL)?.absoluteURL
+            URL(string: "flaky?key=\(key)&failures=5&retry-after=20", relativeTo: baseURL)?.absoluteURL
         )
         let sent = Task { try await transport.send(TransportRequest(method: .get, url: url, timeoutInterval: 10)) }
         try await waitUntilCounted(key)
@@ -121,7 +121,7 @@ struct URLSessionTransportInvalidationTests {
     /// the session is invalidated only once that request's task exists (a task made in an
     /// invalidated session traps, whatever Kilo does).
     private func waitUntilCounted(_ key: String) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(40)
         while try await count(key) == 0 {
             try #require(ContinuousClock.now < deadline, "the first request never reached the server")
             try await Task.sleep(for: .milliseconds(20))
@@ -138,7 +138,7 @@ struct URLSessionTransportInvalidationTests {
     }
 }
 
-/// Asks for one retry after any response, five seconds later (room for a busy machine).
+/// Asks for one retry after any response, twenty seconds later (room for a busy machine).
 private struct SlowlyRetryingInterceptor: RequestInterceptor {
     func adapt(_ request: TransportRequest) async throws -> TransportRequest {
         request
@@ -149,7 +149,7 @@ private struct SlowlyRetryingInterceptor: RequestInterceptor {
         after outcome: Result<TransportResponse, any Error>,
         attempt: Int
     ) async -> Bool {
-        try? await Task.sleep(for: .seconds(5))
+        try? await Task.sleep(for: .seconds(20))
         return true
     }
 }

