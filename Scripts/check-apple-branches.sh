@@ -33,10 +33,11 @@ roots = ["Package.swift", "Sources", "Tests", "Examples"]
 forced = [
     (re.compile(r"canImport\(Synchronization\)\s*&&\s*!canImport\(Darwin\)"), "false"),
     (re.compile(r"canImport\(FoundationNetworking\)"), "false"),
+    (re.compile(r"os\(Linux\)"), "false"),
 ]
 # Conditions known and left alone (see the script's header).
 known = re.compile(
-    r"canImport\((Glibc|Darwin)\)|os\(macOS\)\s*&&\s*arch\(x86_64\)|compiler\([^)]*\)|KILO_ASYNC_HTTP_CLIENT|\b(true|false)\b"
+    r"canImport\((Glibc|Darwin|Musl)\)|os\(macOS\)\s*&&\s*arch\(x86_64\)|compiler\([^)]*\)|KILO_ASYNC_HTTP_CLIENT|\b(true|false)\b"
 )
 directive = re.compile(r"^\s*#(if|elseif)\b(.*)$")
 

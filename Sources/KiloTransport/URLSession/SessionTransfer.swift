@@ -253,13 +253,24 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
                 completionHandler(redirected)
                 return
             }
-            yours.urlSession?(
-                session,
-                task: task,
-                willPerformHTTPRedirection: response,
-                newRequest: redirected,
-                completionHandler: completionHandler
-            ) ?? completionHandler(redirected)
+            #if canImport(Darwin)
+                // An optional requirement there: a delegate without it follows the redirect.
+                yours.urlSession?(
+                    session,
+                    task: task,
+                    willPerformHTTPRedirection: response,
+                    newRequest: redirected,
+                    completionHandler: completionHandler
+                ) ?? completionHandler(redirected)
+            #else  // this branch as Scripts/check-apple-branches.sh builds it on Linux
+                yours.urlSession(
+                    session,
+                    task: task,
+                    willPerformHTTPRedirection: response,
+                    newRequest: redirected,
+                    completionHandler: completionHandler
+                )
+            #endif
         #endif
     }
 
@@ -279,8 +290,13 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
                 completionHandler(.performDefaultHandling, nil)
                 return
             }
-            yours.urlSession?(session, task: task, didReceive: challenge, completionHandler: completionHandler)
-                ?? completionHandler(.performDefaultHandling, nil)
+            #if canImport(Darwin)
+                // An optional requirement there: a delegate without it leaves the default handling.
+                yours.urlSession?(session, task: task, didReceive: challenge, completionHandler: completionHandler)
+                    ?? completionHandler(.performDefaultHandling, nil)
+            #else  // this branch as Scripts/check-apple-branches.sh builds it on Linux
+                yours.urlSession(session, task: task, didReceive: challenge, completionHandler: completionHandler)
+            #endif
         #endif
     }
 
