@@ -22,7 +22,7 @@ public struct InterceptingTransport: Transport {
 
     /// Adapts and sends a request, and again while the interceptor asks, attempts remain and the
     /// calling task is not cancelled; the interceptor judges a 2xx response before its body is
-    /// read, and another by its status, headers and the first MiB of its body (see ``Attempt``).
+    /// read, and another by its status, headers and the first MiB of its body (see Docs/Reliability.md).
     ///
     /// On Linux, when the transport sends with a URL session that has been invalidated meanwhile
     /// (`finishTasksAndInvalidate()`, `invalidateAndCancel()`), on which another attempt would

@@ -40,7 +40,7 @@ public struct RetryingTransport: Transport {
 
     /// Sends a request, and again while the policy says so, until a response's body starts to
     /// be delivered: the policy judges a 2xx response before its body is read, and another by
-    /// its status, headers and the first MiB of its body (see ``Attempt``).
+    /// its status, headers and the first MiB of its body (see Docs/Reliability.md).
     ///
     /// On Linux, when the transport sends with a URL session that has been invalidated meanwhile
     /// (`finishTasksAndInvalidate()`, `invalidateAndCancel()`), on which another attempt would
