@@ -25,6 +25,39 @@ import Testing
         }
     }
 
+    /// Docs/Testing.md's example, as it is written there.
+    @Test func theTestingGuidesExampleHolds() async throws {
+        struct ChatChunk: Decodable, Sendable {
+            struct Choice: Decodable, Sendable { var delta: Delta }
+            struct Delta: Decodable, Sendable { var content: String? }
+            var choices: [Choice]
+        }
+        struct ChatRequest: Encodable { var prompt: String }
+        let transport = FakeTransport(
+            headers: ["Content-Type": "text/event-stream"],
+            streaming: [
+                .text(#"data: {"choices":[{"delta":{"content":"Hel"}}]}"# + "\n\n"),
+                .pause(0.05),
+                .text(#"data: {"choices":[{"delta":{"content":"lo"}}]}"# + "\n\ndata: [DO"),
+                .text("NE]\n\n"),
+            ]
+        )
+        let proxy = WebServiceProxy(baseURL: URL(string: "https://api.example.com/")!, transport: transport)
+
+        let answer = try await proxy.stream(
+            .post,
+            path: "chat",
+            body: ChatRequest(prompt: "Hi"),
+            as: .serverSentEvents(of: ChatChunk.self, terminator: "[DONE]")
+        )
+        var text = ""
+        for try await chunk in answer {
+            text += chunk.choices.first?.delta.content ?? ""
+        }
+
+        #expect(text == "Hello")
+    }
+
     // MARK: Formats
 
     @Test func bytesArriveInTheTransportsChunks() async throws {
