@@ -297,7 +297,7 @@ import Testing
         #expect(requests[0].headers["Authorization"] == "Bearer t")
         #expect(text(requests[0]) == #"{"prompt":"Hi"}"#)
         #expect(requests[1].url.absoluteString == "https://api.example.com/v1/records?count=2")
-        #expect(requests[1].headers["Accept"] == "application/x-ndjson, application/json")
+        #expect(requests[1].headers["Accept"] == "application/x-ndjson")
         #expect(requests[2].headers["Content-Type"] == "application/x-www-form-urlencoded")
         #expect(text(requests[2]) == "a=b%20c")
         #expect(requests[2].headers["Accept"] == nil)

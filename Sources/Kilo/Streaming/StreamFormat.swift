@@ -98,7 +98,7 @@ extension StreamFormat where Element: Decodable & Sendable {
     }
 
     /// The lines of a JSON Lines (NDJSON) body, each decoded from JSON; blank lines are skipped.
-    /// See ``JSONLinesParser``.
+    /// See ``JSONLinesParser``. The request asks for `Accept: application/x-ndjson`.
     ///
     /// A line that does not decode fails the stream with
     /// ``StreamElementError/undecodableJSON(line:underlyingError:)``, which gives its number.
@@ -106,7 +106,7 @@ extension StreamFormat where Element: Decodable & Sendable {
     /// - Parameter type: The type of each line's value.
     /// - Returns: The format.
     public static func jsonLines(of type: Element.Type) -> StreamFormat {
-        StreamFormat(accept: "application/x-ndjson, application/json", reconnection: nil) { makeDecoder, limit in
+        StreamFormat(accept: "application/x-ndjson", reconnection: nil) { makeDecoder, limit in
             ElementParser.jsonLines(decoder: makeDecoder(), maximumLength: limit)
         }
     }
