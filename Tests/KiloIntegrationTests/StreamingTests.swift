@@ -310,6 +310,35 @@ struct EventServerStreamingTests {
         #expect(outcomes == SSEServer.Outcomes(disconnected: 1, completed: 0, active: 0))
     }
 
+    @Test func cancellingACallbackStreamClosesTheConnection() async throws {
+        let tag = SSEServer.makeTag("callback")
+        proxy.callbackQueue = CallbackQueues.make("stream.cancel")
+        let seen = Protected(0)
+        let outcome: CallbackOutcome<Void> = try await callback { handler in
+            let task = proxy.stream(
+                .get,
+                path: "events",
+                arguments: ["count": 10_000, "delay": 0.05, "tag": tag],
+                as: .serverSentEvents,
+                elementHandler: { _ in seen.withLock { $0 += 1 } },
+                completionHandler: handler
+            )
+            Task {
+                while seen.current < 2 {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                task?.cancel()
+            }
+            return task
+        }
+        #expect((outcome.error as? URLError)?.code == .cancelled)
+        #expect(outcome.queueLabel == "stream.cancel")
+        #expect(outcome.task?.state == .cancelled)
+        let outcomes = try await SSEServer.waitForOutcomes(tag) { $0.disconnected == 1 }
+        #expect(outcomes == SSEServer.Outcomes(disconnected: 1, completed: 0, active: 0))
+        #expect(outcome.handlerCalls.current == 1)
+    }
+
     @Test func aReconnectingStreamResumesAfterTheLastEventID() async throws {
         let tag = SSEServer.makeTag("resume")
         let ticks = try await proxy.stream(
