@@ -13,7 +13,8 @@ It binds to 127.0.0.1 only. Endpoints:
         "event: tick", "id: <i>", "data: {"index": i, "tag": T}", i counting from 1, or from one
         past the Last-Event-ID request header's number when there is one (a resumed stream).
         retry=MS adds "retry: MS" to the first event; ping=S sends the library's ": ping"
-        comment every S seconds (default: none). The stream ends after the last event.
+        comment every S seconds (default: none); pad=B adds "pad": B spaces to each event's data
+        (at most 4 MiB), for streams of large events. The stream ends after the last event.
     GET /closed?tag=T
         {"tag", "disconnected", "completed", "active"}: of the /events streams with that tag
         (every stream when no tag is given), how many ended because the client closed the
@@ -68,6 +69,7 @@ async def events(request: Request):
         delay = number(request, "delay", 0.05, 0, 5)
         retry = number(request, "retry", 0, 0, 3_600_000, int) or None
         ping = number(request, "ping", 0, 0, 60)
+        pad = number(request, "pad", 0, 0, 4 << 20, int)
     except ValueError as error:
         return bad_request(f"{error} is not a number in range")
     tag = request.query_params.get("tag", "")
@@ -77,6 +79,7 @@ async def events(request: Request):
         first = 1
     record(tag, "active")
     disconnect = {"seen": False}
+    padding = {"pad": " " * pad} if pad else {}
 
     async def on_disconnect(_message):
         disconnect["seen"] = True  # sse-starlette saw the client go (http.disconnect)
@@ -87,7 +90,7 @@ async def events(request: Request):
             for index in range(first, first + count):
                 if index > first and delay:
                     await asyncio.sleep(delay)
-                yield ServerSentEvent(data=json.dumps({"index": index, "tag": tag}), event="tick",
+                yield ServerSentEvent(data=json.dumps({"index": index, "tag": tag, **padding}), event="tick",
                                       id=str(index), retry=retry if index == first else None)
             finished = True
         finally:  # also when the library cancels the stream because the client went away

@@ -21,6 +21,24 @@ struct BodyEcho: Decodable {
     var contentType: String
 }
 
+/// One chunk of a streamed chat answer, in OpenAI's shape (the parts this example reads).
+struct ChatChunk: Decodable {
+    struct Choice: Decodable {
+        struct Delta: Decodable {
+            var content: String?
+        }
+
+        var delta: Delta
+    }
+
+    var choices: [Choice]
+}
+
+struct ChatRequest: Encodable {
+    var prompt: String
+    var tokens: Int
+}
+
 struct UploadEcho: Decodable {
     struct File: Decodable {
         var filename: String
@@ -108,5 +126,19 @@ do {
 } catch let error as WebServiceError {
     print("error              =", error.statusCode, error.localizedDescription)
 }
+
+// 10. A chat answer streamed as server-sent events, printed token by token as it arrives.
+let answer = try await proxy.stream(
+    .post,
+    path: "chat",
+    body: ChatRequest(prompt: "Kilo streams a chat answer token by token", tokens: 8),
+    as: .serverSentEvents(of: ChatChunk.self, terminator: "[DONE]")
+)
+print("streamed chat      = ", terminator: "")
+for try await chunk in answer {
+    print(chunk.choices.first?.delta.content ?? "", terminator: "")
+    fflush(nil)  // show each token as it arrives, even when the output is not a terminal
+}
+print()
 
 print("All examples ran.")

@@ -21,9 +21,15 @@ extension WebServiceProxy {
         public var maximumDownloadSize: Int64?
         /// The most seconds a request may take from start to end, its response body included:
         /// 10 minutes by default. Unlike ``WebServiceProxy/timeoutInterval``, which data resets,
-        /// a server that drips a byte at a time cannot stretch it. Set `nil` for an endless
-        /// stream or a very long download.
+        /// a server that drips a byte at a time cannot stretch it. A streamed response must end
+        /// by it too (each connection of a reconnecting event stream, by its own). Set `nil` for
+        /// an endless stream or a very long download.
         public var deadline: TimeInterval?
+        /// The most bytes one element of a streamed response may hold (a line, a JSON line, or a
+        /// server-sent event's data; see ``WebServiceProxy/stream(_:path:arguments:content:contentType:as:)``):
+        /// 1 MiB by default. Past it the stream fails with `StreamElementError`, before the
+        /// element is kept; `nil` lets an element grow without bound.
+        public var maximumElementSize: Int?
 
         /// Creates limits, by default the protective ones.
         ///
@@ -31,14 +37,17 @@ extension WebServiceProxy {
         ///   - maximumBodySize: The most bytes of body kept in memory, or `nil`.
         ///   - maximumDownloadSize: The most bytes a download writes, or `nil`.
         ///   - deadline: The most seconds a request takes, or `nil`.
+        ///   - maximumElementSize: The most bytes of one element of a streamed response, or `nil`.
         public init(
             maximumBodySize: Int? = 32 << 20,
             maximumDownloadSize: Int64? = nil,
-            deadline: TimeInterval? = 600
+            deadline: TimeInterval? = 600,
+            maximumElementSize: Int? = 1 << 20
         ) {
             self.maximumBodySize = maximumBodySize
             self.maximumDownloadSize = maximumDownloadSize
             self.deadline = deadline
+            self.maximumElementSize = maximumElementSize
         }
     }
 

@@ -10,7 +10,7 @@ extension WebServiceProxy {
         try map(await response(to: prepared))
     }
 
-    /// Sends a request and returns its whole response: the one path of every `invoke`, async or
+    /// Sends a request and returns its whole response: the path of every `invoke`, async or
     /// with a callback, and of downloads.
     ///
     /// The body is read from the transport's stream within the request's limits: an error
@@ -26,12 +26,34 @@ extension WebServiceProxy {
     ///   transport's errors as they are; the file system's error if a streamed body cannot be
     ///   written.
     func response(to prepared: PreparedRequest) async throws -> TransportResponse {
+        try await exchange(prepared, collectsBody: prepared.request.responseBodyFile == nil) { request, response in
+            try await response.collect(for: request, errorBodyLimit: Self.errorBodyLimit)
+        }
+    }
+
+    /// Sends a request and reads its response with `read`, all by the request's `deadline`: the
+    /// one path of every request, whose body is collected (``response(to:)``) or streamed.
+    ///
+    /// - Parameters:
+    ///   - prepared: The request to send.
+    ///   - collectsBody: Whether `read` collects the whole body before anything else reads it,
+    ///     so that a retrying transport may read it first (`TransportRequest.collectsBody`).
+    ///   - read: Reads the response to the request as sent (a streamed body's file in place).
+    /// - Returns: What `read` returns.
+    /// - Throws: `URLError(.cancelled)` on cancellation; `LimitError` past the deadline; what
+    ///   the transport and `read` throw; the file system's error if a streamed body cannot be
+    ///   written.
+    func exchange<T: Sendable>(
+        _ prepared: PreparedRequest,
+        collectsBody: Bool,
+        read: @escaping @Sendable (TransportRequest, StreamedResponse) async throws -> T
+    ) async throws -> T {
         guard !Task.isCancelled else { throw URLError(.cancelled) }
         let transport = transport
-        let response: TransportResponse
+        let value: T
         do {
-            response = try await Deadline.run(prepared.request.deadline) {
-                try await Self.exchange(prepared, with: transport)
+            value = try await Deadline.run(prepared.request.deadline) {
+                try await Self.exchange(prepared, with: transport, collectsBody: collectsBody, read: read)
             }
         } catch is CancellationError {
             throw URLError(.cancelled)
@@ -39,16 +61,19 @@ extension WebServiceProxy {
         // A download has replaced its file by now: a cancellation that comes after that cannot
         // undo it, and does not hide it.
         guard !Task.isCancelled || prepared.request.responseBodyFile != nil else { throw URLError(.cancelled) }
-        return response
+        return value
     }
 
     /// Sends the request, its streamed body written to a file first, and reads the response.
-    private static func exchange(_ prepared: PreparedRequest, with transport: any Transport) async throws
-        -> TransportResponse
-    {
+    private static func exchange<T>(
+        _ prepared: PreparedRequest,
+        with transport: any Transport,
+        collectsBody: Bool,
+        read: (TransportRequest, StreamedResponse) async throws -> T
+    ) async throws -> T {
         var request = prepared.request
         guard let streamed = prepared.streamedBody else {
-            return try await send(request, with: transport)
+            return try await read(request, stream(request, with: transport, collectsBody: collectsBody))
         }
         let file = try await writeTemporaryBody(streamed)
         defer { removeTemporaryFile(file) }
@@ -56,16 +81,18 @@ extension WebServiceProxy {
         // Writing takes its time: a URL session invalidated meanwhile would trap on the task.
         guard !transport.sendsWithInvalidatedSession else { throw URLError.sessionInvalidated }
         request.body = .file(file)
-        return try await send(request, with: transport)
+        return try await read(request, stream(request, with: transport, collectsBody: collectsBody))
     }
 
-    /// Sends `request` and collects its response, an error's body up to ``errorBodyLimit``.
-    private static func send(_ request: TransportRequest, with transport: any Transport) async throws
-        -> TransportResponse
-    {
-        try await TransportRequest.$collectsBody.withValue(request.responseBodyFile == nil) {
+    /// Sends `request` and returns its response as soon as its head arrives.
+    private static func stream(
+        _ request: TransportRequest,
+        with transport: any Transport,
+        collectsBody: Bool
+    ) async throws -> StreamedResponse {
+        try await TransportRequest.$collectsBody.withValue(collectsBody) {
             try await transport.stream(request)
-        }.collect(for: request, errorBodyLimit: errorBodyLimit)
+        }
     }
 
     /// Starts a callback-style request: a thin layer over the async path. It builds the request

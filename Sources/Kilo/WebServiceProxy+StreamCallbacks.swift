@@ -1,0 +1,139 @@
+import Foundation
+import KiloCore
+import KiloTransport
+
+/// The callback-style `stream` methods, for code that is not `async`: a thin layer over the
+/// `async` ones.
+///
+/// Each returns at once. The element handler runs on ``callbackQueue`` for each element, in
+/// order, one at a time: the next element is read only once the handler has returned for the one
+/// before, so a busy queue slows the transfer instead of piling elements up. Then the completion
+/// handler runs, exactly once, on the same queue. After ``RequestTask/cancel()``, no element
+/// handler runs, and the completion handler receives `URLError(.cancelled)`.
+extension WebServiceProxy {
+    /// Calls an operation whose response is read as it arrives, handing each element to a
+    /// handler.
+    ///
+    /// ```swift
+    /// task = proxy.stream(.get, path: "records", as: .jsonLines(of: Record.self)) { record in
+    ///     records.append(record)   // on the main queue, by default
+    /// } completionHandler: { result in
+    ///     if case .failure(let error) = result { show(error) }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The operation's path, relative to ``baseURL``.
+    ///   - arguments: The arguments.
+    ///   - content: A request body; the arguments then go in the query string.
+    ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
+    ///   - format: What an element is (see ``StreamFormat``).
+    ///   - elementHandler: Receives each element, on ``callbackQueue``.
+    ///   - completionHandler: Receives success when the stream has ended, or the error of
+    ///     ``stream(_:path:arguments:content:contentType:as:)`` or of reading the stream
+    ///     (after the elements before it).
+    /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent
+    ///   (the completion handler then receives the error).
+    @discardableResult
+    public func stream<Element>(
+        _ method: Method,
+        path: String,
+        arguments: [String: Any] = [:],
+        content: Data? = nil,
+        contentType: String? = nil,
+        as format: StreamFormat<Element>,
+        elementHandler: @escaping (Element) -> Void,
+        completionHandler: @escaping ResultHandler<Void>
+    ) -> RequestTask? {
+        startStream(
+            {
+                try makeRequest(
+                    method,
+                    path: path,
+                    arguments: arguments,
+                    content: Self.content(content, type: contentType),
+                    accept: format.accept
+                )
+            },
+            as: format,
+            elementHandler: elementHandler,
+            completionHandler: completionHandler
+        )
+    }
+
+    /// Calls an operation with a JSON body whose response is read as it arrives, handing each
+    /// element to a handler.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The operation's path, relative to ``baseURL``.
+    ///   - arguments: The arguments, sent in the query string.
+    ///   - body: The body, encoded as JSON by ``makeJSONEncoder``.
+    ///   - format: What an element is (see ``StreamFormat``).
+    ///   - elementHandler: Receives each element, on ``callbackQueue``.
+    ///   - completionHandler: Receives success when the stream has ended, or the error.
+    /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
+    /// - Throws: `EncodingError` if the body cannot be encoded (nothing is sent).
+    @discardableResult
+    public func stream<B: Encodable, Element>(
+        _ method: Method,
+        path: String,
+        arguments: [String: Any] = [:],
+        body: B,
+        as format: StreamFormat<Element>,
+        elementHandler: @escaping (Element) -> Void,
+        completionHandler: @escaping ResultHandler<Void>
+    ) throws -> RequestTask? {
+        let content = try jsonContent(body)
+        return startStream(
+            { try makeRequest(method, path: path, arguments: arguments, content: content, accept: format.accept) },
+            as: format,
+            elementHandler: elementHandler,
+            completionHandler: completionHandler
+        )
+    }
+
+    /// Starts a callback-style stream: reads the `async` stream in the request's task, and hands
+    /// each element to the callback queue, waiting for its handler before reading the next.
+    private func startStream<Element>(
+        _ makeRequest: () throws -> PreparedRequest,
+        as format: StreamFormat<Element>,
+        elementHandler: @escaping (Element) -> Void,
+        completionHandler: @escaping ResultHandler<Void>
+    ) -> RequestTask? {
+        let queue = callbackQueue
+        let handler = Handoff(value: elementHandler)
+        return start(
+            makeRequest,
+            perform: { prepared in
+                for try await element in try await self.stream(prepared, as: format) {
+                    await Self.deliver(Handoff(value: element), to: handler, on: queue)
+                }
+            },
+            resultHandler: completionHandler
+        )
+    }
+
+    /// Runs `handler` with `element` on `queue`, and returns once it has; a handler not yet run
+    /// when the task is cancelled does not run.
+    private static func deliver<Element>(
+        _ element: Handoff<Element>,
+        to handler: Handoff<(Element) -> Void>,
+        on queue: DispatchQueue
+    ) async {
+        let isCancelled = Locked(false)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                queue.async {
+                    if !isCancelled.withLock({ $0 }) {
+                        handler.value(element.value)
+                    }
+                    continuation.resume()
+                }
+            }
+        } onCancel: {
+            isCancelled.withLock { $0 = true }
+        }
+    }
+}

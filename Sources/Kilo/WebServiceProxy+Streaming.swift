@@ -1,0 +1,145 @@
+import Foundation
+import KiloCore
+import KiloTransport
+
+/// The `async` `stream` methods: a response read as it arrives, element by element.
+///
+/// They build the request as `invoke` does (the same arguments, bodies, headers and checks) and
+/// send it through the proxy's transport, with its retries and interceptors. Each returns once
+/// the response's head has arrived with a 2xx status, and throws otherwise, so that a loop over
+/// the stream sees only the elements of a success. See Docs/Streaming.md.
+extension WebServiceProxy {
+    /// Calls an operation whose response is read as it arrives, as a sequence of elements.
+    ///
+    /// ```swift
+    /// let records = try await proxy.stream(.get, path: "records", arguments: ["count": 100], as: .jsonLines(of: Record.self))
+    /// for try await record in records {
+    ///     print(record.name)
+    /// }
+    /// ```
+    ///
+    /// The request goes through ``limits``: its ``Limits/deadline`` bounds the whole stream
+    /// (set `nil` for an endless one) and ``Limits/maximumElementSize`` each element;
+    /// ``Limits/maximumBodySize`` does not apply, since the body is not kept.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The operation's path, relative to ``baseURL``.
+    ///   - arguments: The arguments. See ``Argument/init(_:forKey:)`` for the accepted types.
+    ///   - content: A request body; the arguments then go in the query string.
+    ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
+    ///   - format: What an element is: ``StreamFormat/bytes``, ``StreamFormat/lines``,
+    ///     ``StreamFormat/serverSentEvents``, ``StreamFormat/serverSentEvents(of:terminator:undecodableEvents:reconnecting:)``
+    ///     or ``StreamFormat/jsonLines(of:)``.
+    /// - Returns: The stream, to read once.
+    /// - Throws: ``WebServiceError`` for a status outside 2xx, with the first ``errorBodyLimit``
+    ///   bytes of its body; ``ArgumentEncodingError`` or ``RequestError`` for bad input (nothing
+    ///   is sent); `URLError` when no response arrives (`URLError(.cancelled)` when cancelled);
+    ///   ``LimitError`` when the head does not arrive by the deadline.
+    public func stream<Element>(
+        _ method: Method,
+        path: String,
+        arguments: [String: Any] = [:],
+        content: Data? = nil,
+        contentType: String? = nil,
+        as format: StreamFormat<Element>
+    ) async throws -> ResponseStream<Element> {
+        let request = try makeRequest(
+            method,
+            path: path,
+            arguments: arguments,
+            content: Self.content(content, type: contentType),
+            accept: format.accept
+        )
+        return try await stream(request, as: format)
+    }
+
+    /// Calls an operation with a JSON body whose response is read as it arrives, as a sequence
+    /// of elements: a chat completion, say.
+    ///
+    /// ```swift
+    /// let answer = try await proxy.stream(
+    ///     .post, path: "chat", body: ChatRequest(prompt: "Hello"),
+    ///     as: .serverSentEvents(of: ChatChunk.self, terminator: "[DONE]"))
+    /// for try await chunk in answer {
+    ///     print(chunk.choices[0].delta.content ?? "", terminator: "")
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The operation's path, relative to ``baseURL``.
+    ///   - arguments: The arguments, sent in the query string.
+    ///   - body: The body, encoded as JSON by ``makeJSONEncoder`` (dates as epoch milliseconds).
+    ///   - format: What an element is.
+    /// - Returns: The stream, to read once.
+    /// - Throws: `EncodingError` if the body cannot be encoded, and the errors of
+    ///   ``stream(_:path:arguments:content:contentType:as:)``.
+    public func stream<B: Encodable, Element>(
+        _ method: Method,
+        path: String,
+        arguments: [String: Any] = [:],
+        body: B,
+        as format: StreamFormat<Element>
+    ) async throws -> ResponseStream<Element> {
+        let request = try makeRequest(
+            method,
+            path: path,
+            arguments: arguments,
+            content: jsonContent(body),
+            accept: format.accept
+        )
+        return try await stream(request, as: format)
+    }
+
+    /// Sends a prepared request and returns its stream once a 2xx head has arrived.
+    func stream<Element>(_ prepared: PreparedRequest, as format: StreamFormat<Element>) async throws
+        -> ResponseStream<Element>
+    {
+        let settings = currentSettings
+        let response = try await openStream(prepared)
+        let reopen: @Sendable (String) async throws -> ResponseBody? = { [self] lastEventID in
+            var again = prepared
+            if !lastEventID.isEmpty {
+                again.request.headers["Last-Event-ID"] = lastEventID
+            }
+            let response = try await openStream(again)
+            guard response.statusCode != 204 else {
+                response.body.cancel()
+                return nil
+            }
+            return response.body
+        }
+        return ResponseStream(
+            response,
+            format: format,
+            makeDecoder: settings.makeJSONDecoder ?? JSONCoding.makeDecoder,
+            maximumElementSize: settings.limits.maximumElementSize ?? Int.max,
+            deadline: prepared.request.deadline,
+            reopen: reopen
+        )
+    }
+
+    /// Sends a request on the proxy's one request path, and returns its response once its head
+    /// has arrived with a 2xx status, its body to end by the request's deadline.
+    ///
+    /// - Throws: ``WebServiceError`` for another status, with the first ``errorBodyLimit`` bytes
+    ///   of its body; the errors of ``exchange(_:collectsBody:read:)``.
+    private func openStream(_ prepared: PreparedRequest) async throws -> StreamedResponse {
+        let started = DispatchTime.now().uptimeNanoseconds
+        // A streamed multipart body's temporary file is removed once the head has arrived: the
+        // transport has it open by then, and an open file can still be read once removed.
+        let response = try await exchange(prepared, collectsBody: false) { _, response in
+            guard response.isSuccess else {
+                let body = try await response.body.prefix(Self.errorBodyLimit)
+                throw WebServiceError(statusCode: response.statusCode, headers: response.headers, body: body)
+            }
+            return response
+        }
+        if let deadline = prepared.request.deadline {
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000_000
+            response.body.buffer.expire(after: max(deadline - elapsed, 0))
+        }
+        return response
+    }
+}

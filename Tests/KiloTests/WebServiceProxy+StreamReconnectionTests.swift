@@ -1,0 +1,139 @@
+import Foundation
+import Kilo
+import Testing
+
+/// Event streams that reconnect as `EventSource` does, through a ``FakeTransport`` whose answer
+/// depends on the attempt.
+///
+/// The policies wait a minute before a reconnection unless the server's `retry` field says
+/// otherwise, so a test that ignored `retry` would hit its time limit.
+@Suite(.timeLimit(.minutes(1)))
+struct WebServiceProxyStreamReconnectionTests {
+    /// A fake that answers the nth request with `responses[n]`, and fails to connect after the last.
+    static func transport(_ responses: [@Sendable () -> StreamedResponse]) -> FakeTransport {
+        let attempts = Counter()
+        return FakeTransport.streaming { _ in
+            attempts.increment()
+            let attempt = attempts.value
+            guard attempt <= responses.count else { throw URLError(.cannotConnectToHost) }
+            return responses[attempt - 1]()
+        }
+    }
+
+    static func events(_ steps: [FakeTransport.BodyStep], status: Int = 200) -> @Sendable () -> StreamedResponse {
+        {
+            StreamedResponse(
+                statusCode: status,
+                headers: ["Content-Type": "text/event-stream"],
+                body: FakeTransport.body(steps)
+            )
+        }
+    }
+
+    static let slow = EventStreamReconnection(delay: 60)
+
+    @Test func aLostOrEndedConnectionResumesFromTheLastEventID() async throws {
+        let transport = Self.transport([
+            Self.events([.text("retry: 1\nid: 1\ndata: a\n\nid: 2\ndata: b\n\ndata: cut off")]),
+            Self.events([.text("id: 3\ndata: c\n\n"), .failure(URLError(.networkConnectionLost))]),
+            Self.events([], status: 204),
+        ])
+        let proxy = makeProxy(transport)
+        let stream = try await proxy.stream(.get, path: "events", as: .serverSentEvents(reconnecting: Self.slow))
+        let (events, error) = await WebServiceProxyStreamingTests.drain(stream)
+        #expect(error == nil)
+        #expect(events.map(\.data) == ["a", "b", "c"])
+        let requests = await transport.requests
+        #expect(requests.map { $0.headers["Last-Event-ID"] } == [nil, "2", "3"])
+        #expect(requests.allSatisfy { $0.headers["Accept"] == "text/event-stream" })
+    }
+
+    @Test func aDecodedStreamReconnectsUntilItsTerminator() async throws {
+        struct Tick: Decodable, Equatable { var index: Int }
+        let transport = Self.transport([
+            Self.events([.text("retry: 1\nid: 1\ndata: {\"index\":1}\n\n")]),
+            Self.events([.text("id: 2\ndata: {\"index\":2}\n\ndata: [DONE]\n\n")]),
+        ])
+        let proxy = makeProxy(transport)
+        let stream = try await proxy.stream(
+            .get,
+            path: "ticks",
+            as: .serverSentEvents(of: Tick.self, terminator: "[DONE]", reconnecting: Self.slow)
+        )
+        let (ticks, error) = await WebServiceProxyStreamingTests.drain(stream)
+        #expect(error == nil)
+        #expect(ticks == [Tick(index: 1), Tick(index: 2)])
+        #expect(await transport.requests.count == 2)
+    }
+
+    @Test func anErrorStatusOnReconnectingEndsTheStreamWithIt() async throws {
+        let transport = Self.transport([
+            Self.events([.text("retry: 1\nid: 1\ndata: a\n\n")]),
+            { StreamedResponse(statusCode: 503, body: ResponseBody(Data("down".utf8))) },
+            Self.events([.text("data: never\n\n")]),
+        ])
+        let proxy = makeProxy(transport)
+        let stream = try await proxy.stream(.get, path: "events", as: .serverSentEvents(reconnecting: Self.slow))
+        let (events, error) = await WebServiceProxyStreamingTests.drain(stream)
+        #expect(events.map(\.data) == ["a"])
+        let failure = try #require(error as? WebServiceError)
+        #expect(failure.statusCode == 503)
+        #expect(failure.body == Data("down".utf8))
+        #expect(await transport.requests.count == 2)
+    }
+
+    @Test func aFirstResponseWithNoContentIsNotReconnected() async throws {
+        let transport = Self.transport([Self.events([], status: 204), Self.events([.text("data: never\n\n")])])
+        let proxy = makeProxy(transport)
+        let stream = try await proxy.stream(.get, path: "events", as: .serverSentEvents(reconnecting: Self.slow))
+        let (events, error) = await WebServiceProxyStreamingTests.drain(stream)
+        #expect(error == nil)
+        #expect(events.isEmpty)
+        #expect(await transport.requests.count == 1)
+    }
+
+    @Test func reconnectionsThatBringNoEventStopAtTheMaximum() async throws {
+        let transport = Self.transport([Self.events([.text("retry: 1\ndata: a\n\n")])])  // then refused
+        let proxy = makeProxy(transport)
+        let policy = EventStreamReconnection(delay: 60, maximumAttempts: 3)
+        let stream = try await proxy.stream(.get, path: "events", as: .serverSentEvents(reconnecting: policy))
+        let (events, error) = await WebServiceProxyStreamingTests.drain(stream)
+        #expect(events.map(\.data) == ["a"])
+        #expect((error as? URLError)?.code == .cannotConnectToHost)
+        #expect(await transport.requests.count == 4)
+    }
+
+    @Test func withoutReconnectionAnEndedStreamEnds() async throws {
+        let transport = Self.transport([
+            Self.events([.text("retry: 1\ndata: a\n\n")]), Self.events([.text("data: b\n\n")]),
+        ])
+        let proxy = makeProxy(transport)
+        let (events, error) = await WebServiceProxyStreamingTests.drain(
+            try await proxy.stream(.get, path: "events", as: .serverSentEvents)
+        )
+        #expect(error == nil)
+        #expect(events.map(\.data) == ["a"])
+        #expect(await transport.requests.count == 1)
+    }
+
+    @Test func cancellingWhileWaitingToReconnectStops() async throws {
+        let transport = Self.transport([Self.events([.text("data: a\n\n")]), Self.events([.text("data: b\n\n")])])
+        let proxy = makeProxy(transport)
+        let reader = Task {
+            var seen: [String] = []
+            let stream = try await proxy.stream(.get, path: "events", as: .serverSentEvents(reconnecting: Self.slow))
+            for try await event in stream {
+                seen.append(event.data)
+            }
+            return seen
+        }
+        while await transport.requests.isEmpty {
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+        try await Task.sleep(nanoseconds: 100_000_000)  // the first stream has ended; the stream waits 60 s
+        reader.cancel()
+        let result = await reader.result
+        #expect((result.failure as? URLError)?.code == .cancelled)
+        #expect(await transport.requests.count == 1)
+    }
+}
