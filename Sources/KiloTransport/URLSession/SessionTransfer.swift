@@ -60,14 +60,16 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
                     resume: { [weak self] in self?.lock.withLock { self?.state.task }?.resume() }
                 )
             )
-            startTask(sending: lock.withLock { currentRequest })
+            startTask(sending: lock.withLock { currentRequest }, replacing: false)
         }
     }
 
     /// Makes a task for `urlRequest` and resumes it, or, if cancellation came first, cancels it
-    /// unresumed: it then ends with `URLError.cancelled` and sends nothing.
-    func startTask(sending urlRequest: URLRequest) {
-        guard let task = transport.makeTask(sending: urlRequest, for: self) else {
+    /// unresumed: it then ends with `URLError.cancelled` and sends nothing. `replacing` says it
+    /// takes the place of an earlier task (a redirect or a resend), which a session invalidated
+    /// meanwhile cannot make.
+    func startTask(sending urlRequest: URLRequest, replacing: Bool = true) {
+        guard let task = transport.makeTask(sending: urlRequest, for: self, replacing: replacing) else {
             fail(URLError.sessionInvalidated)
             return
         }

@@ -161,9 +161,10 @@ public struct URLSessionTransport: Transport {
     }
 
     /// Makes a task that sends `urlRequest` for `transfer`, with the transfer as its delegate, or
-    /// returns `nil` when the session has been invalidated, where a new task would trap.
-    func makeTask(sending urlRequest: URLRequest, for transfer: SessionTransfer) -> URLSessionTask? {
-        guard !session.isInvalidated else { return nil }
+    /// returns `nil` when it would replace one (a redirect or a resend Kilo sends on a new task)
+    /// and the session has been invalidated meanwhile, where a new task would trap.
+    func makeTask(sending urlRequest: URLRequest, for transfer: SessionTransfer, replacing: Bool) -> URLSessionTask? {
+        guard !replacing || !session.isInvalidated else { return nil }
         let task: URLSessionTask
         if case .file(let file) = transfer.request.body {
             // The file a symbolic link names: Linux's URLSession takes the body's length from the
