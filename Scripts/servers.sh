@@ -108,13 +108,15 @@ kilo_start_sse_server() {
     export KILO_SSE_URL=$_KILO_STARTED_URL
 }
 
-# Starts httpbin under gunicorn on a free port and exports KILO_HTTPBIN_URL.
+# Starts httpbin under gunicorn on a free port and exports KILO_HTTPBIN_URL. Its keep-alive is
+# 120 s, not gunicorn's 2 s: a pooled connection closed just as a client reuses it fails the
+# request in a race no test means to run (the fault server's /stale-keep-alive runs it on purpose).
 kilo_start_httpbin() {
     local port
     port=$(kilo_free_port) || return 1
     _kilo_start_server httpbin "$port" get \
         python3 -m gunicorn --bind "127.0.0.1:$port" --workers 2 --worker-class gthread \
-        --threads 32 --log-level warning httpbin:app || return 1
+        --threads 32 --keep-alive 120 --log-level warning httpbin:app || return 1
     export KILO_HTTPBIN_URL=$_KILO_STARTED_URL
 }
 
