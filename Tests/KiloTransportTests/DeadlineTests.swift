@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@testable import KiloTransport
+
+/// `Deadline.run`, the whole-request deadline of `send(_:)` and of every `invoke`.
+@Suite struct DeadlineTests {
+    @Test func returnsTheValueOfAnOperationThatEndsInTime() async throws {
+        let value = try await Deadline.run(5) { 42 }
+        #expect(value == 42)
+    }
+
+    @Test func cancelsAnOperationPastItsDeadline() async throws {
+        let started = ContinuousClock.now
+        let error = await #expect(throws: LimitError.self) {
+            try await Deadline.run(0.2) {
+                try await Task.sleep(for: .seconds(30))
+            }
+        }
+        #expect(error == LimitError.deadlineExceeded(after: 0.2))
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test func passesOnTheOperationsError() async throws {
+        await #expect(throws: URLError(.networkConnectionLost)) {
+            try await Deadline.run(5) { () async throws -> Int in throw URLError(.networkConnectionLost) }
+        }
+    }
+
+    /// Cancelling the caller cancels the operation, which surfaces as `URLError.cancelled`.
+    @Test func cancellingTheCallerCancelsTheOperation() async throws {
+        let caller = Task {
+            try await Deadline.run(60) {
+                try await Task.sleep(for: .seconds(30))
+            }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        caller.cancel()
+        await #expect(throws: URLError(.cancelled)) { try await caller.value }
+    }
+
+    /// The operation sees the caller's task-local values, as a child task does.
+    @Test func runsTheOperationWithTheCallersTaskLocals() async throws {
+        let collects = try await TransportRequest.$collectsBody.withValue(true) {
+            try await Deadline.run(5) { TransportRequest.collectsBody }
+        }
+        #expect(collects)
+    }
+
+    /// One timer serves every deadline: one earlier than those in flight is still kept, and one
+    /// later than a deadline that was not reached still comes when its time does.
+    @Test func deadlinesShareOneTimer() async throws {
+        let long = Task {
+            try await Deadline.run(60) { try await Task.sleep(for: .seconds(30)) }
+        }
+        defer { long.cancel() }
+        let started = ContinuousClock.now
+        await #expect(throws: LimitError.deadlineExceeded(after: 0.3)) {
+            try await Deadline.run(0.3) { try await Task.sleep(for: .seconds(30)) }
+        }
+        _ = try await Deadline.run(0.1) { 1 }
+        await #expect(throws: LimitError.deadlineExceeded(after: 0.5)) {
+            try await Deadline.run(0.5) { try await Task.sleep(for: .seconds(30)) }
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+}
