@@ -60,12 +60,18 @@ let package = Package(
             dependencies: ["BenchmarkSupport", .product(name: "Kilo", package: "Kilo")]
         ),
         // Server-sent event parsing throughput, in memory: Kilo's parser, swift-openapi-runtime's,
-        // and a bare split on blank lines.
+        // and a bare split on blank lines; with --live, end to end over loopback through each
+        // transport from a NIO server in the same process.
         .executableTarget(
             name: "KiloBenchSSE",
             dependencies: [
                 "BenchmarkSupport",
                 .product(name: "Kilo", package: "Kilo"),
+                .product(name: "KiloAsyncHTTPClient", package: "KiloAsyncHTTPClient"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ]
         ),

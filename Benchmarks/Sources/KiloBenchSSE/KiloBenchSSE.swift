@@ -10,23 +10,39 @@ import Foundation
 ///     swift run -c release --package-path Benchmarks kilo-bench-sse [--size MiB] [--runs N] [--only ROW]
 ///
 /// `--only kilo`, `--only openapi` or `--only split` runs one row (for a profiler).
+///
+/// `--live` measures end to end over loopback instead (see ``Live``): one stream of 1 GiB unless
+/// `--size` says otherwise, from a server in this process, through `WebServiceProxy.stream` on
+/// each transport and through async-http-client raw; one run unless `--runs` says otherwise.
+/// `--only` takes a row's key (`ahc-raw`, `ahc-bytes`, `ahc-events`, `ahc-decoded`,
+/// `urlsession-bytes`, `urlsession-events`).
 @main
 enum KiloBenchSSE {
     static func main() async throws {
-        var size = 64
-        var runs = 3
+        var sizeOption: Int?
+        var runsOption: Int?
         var only: String?
+        var isLive = false
         var arguments = CommandLine.arguments.dropFirst().makeIterator()
         while let argument = arguments.next() {
             switch argument {
-            case "--size": size = Int(arguments.next() ?? "") ?? size
-            case "--runs": runs = Int(arguments.next() ?? "") ?? runs
+            case "--size": sizeOption = Int(arguments.next() ?? "") ?? sizeOption
+            case "--runs": runsOption = Int(arguments.next() ?? "") ?? runsOption
             case "--only": only = arguments.next()
+            case "--live": isLive = true
             default:
-                print("usage: kilo-bench-sse [--size MiB] [--runs N] [--only kilo|openapi|split]")
+                print("usage: kilo-bench-sse [--live] [--size MiB] [--runs N] [--only ROW]")
                 return
             }
         }
+        if isLive {
+            if try await Live.run(megabytes: sizeOption ?? 1024, runs: runsOption ?? 1, only: only) {
+                print("error: a row did not read the whole stream")
+                exit(1)
+            }
+            return
+        }
+        let (size, runs) = (sizeOption ?? 64, runsOption ?? 3)
         let chunkSize = 16 * 1024
         print(
             "Server-sent event parsing, \(size) MiB streams in \(chunkSize / 1024) KiB chunks, median of \(runs) runs\n"
