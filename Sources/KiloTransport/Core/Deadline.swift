@@ -29,7 +29,13 @@ package enum Deadline {
         }
         let result: Result<T, any Error>
         do {
-            result = .success(try await withTaskCancellationHandler { try await work.value } onCancel: { work.cancel() })
+            result = .success(
+                try await withTaskCancellationHandler {
+                    try await work.value
+                } onCancel: {
+                    work.cancel()
+                }
+            )
         } catch {
             result = .failure(error)
         }
