@@ -355,9 +355,11 @@ struct EventServerStreamingTests {
         // Three streams of three, each resumed where the last ended; the last is left after its
         // first event, while the server waits a second to send the next.
         #expect(indices == Array(1...7))
+        // Three connections, the first two ended by the server. (The third is left a second
+        // before its next event; a machine busy enough may let the server finish it first.)
         let outcomes = try await SSEServer.waitForOutcomes(tag) { $0.active == 0 }
-        #expect(outcomes.completed == 2)
-        #expect(outcomes.disconnected == 1)
+        #expect(outcomes.completed + outcomes.disconnected == 3)
+        #expect(outcomes.completed >= 2)
     }
 
     @Test func anEventOverTheLimitFails() async throws {

@@ -224,6 +224,18 @@ import Testing
         #expect(error as? LimitError == .deadlineExceeded(after: 0.5))
     }
 
+    @Test func theDeadlineBoundsTheHead() async throws {
+        let transport = FakeTransport.streaming { _ in
+            try await Task.sleep(nanoseconds: 30_000_000_000)
+            return StreamedResponse(statusCode: 200)
+        }
+        let proxy = makeProxy(transport)
+        proxy.limits.deadline = 0.3
+        await #expect(throws: LimitError.deadlineExceeded(after: 0.3)) {
+            _ = try await proxy.stream(.get, path: "slow", as: .lines)
+        }
+    }
+
     @Test func maximumBodySizeDoesNotLimitAStream() async throws {
         let chunk = String(repeating: "y", count: 1000) + "\n"
         let proxy = makeProxy(FakeTransport(streaming: Array(repeating: .text(chunk), count: 20)))
