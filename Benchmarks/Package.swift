@@ -57,7 +57,11 @@ let package = Package(
         // No MallocCounter here: its malloc wrappers must not touch these figures.
         .executableTarget(
             name: "KiloBenchLarge",
-            dependencies: ["BenchmarkSupport", .product(name: "Kilo", package: "Kilo")]
+            dependencies: [
+                "BenchmarkSupport", .product(name: "Kilo", package: "Kilo"),
+                .product(name: "KiloAsyncHTTPClient", package: "KiloAsyncHTTPClient"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         // Server-sent event parsing throughput, in memory: Kilo's parser, swift-openapi-runtime's,
         // and a bare split on blank lines; with --live, end to end over loopback through each

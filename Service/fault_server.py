@@ -92,6 +92,40 @@ can check how many requests, retries included, reached the server.
                                           the names of the cookies in them, in order. Request heads
                                           of up to 4 MiB are read for /cookies/ paths (64 KiB elsewhere)
 
+    GET  /bomb?encoding=E&mb=M[&hold-after=H][&key=K]
+                                          200 with `Content-Encoding: E` (gzip by default; also br and
+                                          zstd) and a body of zeros compressed about a thousand times
+                                          or more, that decodes to M MiB (1,024 by default): 1 GiB is
+                                          about 1 MiB of gzip, 14 KiB of br, 32 KiB of zstd. Made
+                                          piece by piece, never held whole. With H, the bytes that
+                                          decode to the first H MiB go at once, then the rest waits
+                                          until the client closes the connection or 10 s pass: a client
+                                          that stops at a limit below H MiB is seen to close it, one
+                                          that reads on gets the rest. Recorded under K
+    GET  /pattern?mb=M[&hold-after=H][&key=K]
+                                          200 with Content-Length M MiB (any number, fractions too) of
+                                          a pattern a client can check byte for byte: each MiB is the
+                                          1 MiB of splitmix64 output from seed 0x4B494C4F (little-
+                                          endian words) with its first 8 bytes replaced by the MiB's
+                                          index (big-endian); H as for /bomb, in MiB of the body;
+                                          recorded under K
+    GET  /drip?interval=S[&key=K]         200 with Content-Length 1,000,000, then one space every S
+                                          seconds (1 by default) until the client goes away; recorded
+                                          under K
+    GET  /error-body?mb=M[&status=C][&hold-after=H][&key=K]
+                                          C (500 by default), text/plain, M MiB of text (8 by default)
+                                          that opens with CR LF and an ANSI escape sequence:
+                                          "the server failed\\r\\n\\x1b[31mred alert\\x1b[0m xxx…";
+                                          H as for /pattern; recorded under K
+    GET  /error-json?kb=N                 422, application/json {"error": "invalid", "detail": "yyy…"}
+                                          of about N KiB (512 by default)
+    GET  /transfer?key=K                  200, {"key": K, "done": d, "closed": c, "sent": s, "size": n,
+                                          "seconds": t}: how the last recorded body sent under K went:
+                                          whether it is over (d), whether the client closed the
+                                          connection before all of it was written (c), how many bytes
+                                          were written (s) of how many (n), and in how many seconds
+                                          after the head; {"key": K, "done": false} before one starts
+
 A TLS client that connects to the plain port (an `https` URL with its port) has the connection
 reset (TCP RST) as soon as its client hello arrives.
 
@@ -104,6 +138,7 @@ import argparse
 import gzip
 import json
 import os
+import select
 import shutil
 import socket
 import socketserver
@@ -114,6 +149,7 @@ import sys
 import tempfile
 import threading
 import time
+import zlib
 from urllib.parse import parse_qs, urlsplit
 
 MAX_HEAD = 64 * 1024
@@ -127,6 +163,7 @@ SLOW_READS = {}
 counts = {}
 authorized_counts = {}
 counts_lock = threading.Lock()
+transfers = {}  # key -> how the last recorded body sent under it went (see /transfer)
 
 
 def count_request(key, headers):
@@ -395,6 +432,30 @@ class FaultHandler(socketserver.BaseRequestHandler):
             self.send_head(200, "OK", [("Content-Type", "application/octet-stream")], length + 1)
             self.request.sendall(bytes(length))
             self.wait_for_client_to_leave()
+        elif path == "/bomb":
+            hold_after = int(query["hold-after"]) if "hold-after" in query else None
+            self.send_bomb(query.get("encoding", "gzip"), int(query.get("mb", "1024")), hold_after, key)
+        elif path == "/pattern":
+            length = int(float(query.get("mb", "1")) * MIB)
+            self.send_recorded(200, "OK", [("Content-Type", "application/octet-stream")], length,
+                               holding(pattern_pieces(length), query.get("hold-after")), key)
+        elif path == "/drip":
+            self.send_recorded(200, "OK", [("Content-Type", "application/json")], DRIP_LENGTH,
+                               drip_pieces(float(query.get("interval", "1"))), key)
+        elif path == "/error-body":
+            text = ERROR_TEXT_START + b"x" * (int(float(query.get("mb", "8")) * MIB) - len(ERROR_TEXT_START))
+            status = int(query.get("status", "500"))
+            pieces = (text[offset:offset + CHUNK] for offset in range(0, len(text), CHUNK))
+            self.send_recorded(status, "Error", [("Content-Type", "text/plain; charset=utf-8")], len(text),
+                               holding(pieces, query.get("hold-after")), key)
+        elif path == "/error-json":
+            detail = "y" * (int(query.get("kb", "512")) * 1024)
+            self.respond(422, "Unprocessable Content", {"error": "invalid", "detail": detail})
+        elif path == "/transfer":
+            with counts_lock:
+                record = dict(transfers.get(key, {"done": False}))
+            record["key"] = key
+            self.respond(200, "OK", record)
         elif path == "/cookies/set":
             self.set_cookies(query)
         elif path == "/cookies/echo":
@@ -448,6 +509,57 @@ class FaultHandler(socketserver.BaseRequestHandler):
         self.request.sendall(partial[:999])
         self.request.shutdown(socket.SHUT_RDWR)
 
+    def send_recorded(self, status, reason, headers, length, pieces, key):
+        """Sends a response whose body is `pieces` (an iterable of bytes, `length` in all, and of
+        pauses: a number of seconds to wait unless the client closes the connection first), and
+        records under `key` how it went (see /transfer): whether the client closed the connection
+        before the whole body was written, how much was written, and when."""
+        record = {"done": False, "closed": False, "sent": 0, "size": length, "seconds": 0.0}
+        if key is not None:
+            with counts_lock:
+                transfers[key] = record
+        start = time.monotonic()
+        try:
+            self.send_head(status, reason, headers, length)
+            for piece in pieces:
+                if isinstance(piece, float):  # a pause: seconds to wait, unless the client leaves
+                    if self.client_closed_within(piece):
+                        record["closed"] = True
+                        break
+                    continue
+                self.request.sendall(piece)  # raises when the client has closed the connection
+                record["sent"] += len(piece)
+        except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
+            record["closed"] = True
+        finally:
+            record["seconds"] = round(time.monotonic() - start, 3)
+            record["done"] = True
+            log("%s: %d of %d bytes sent in %.3f s%s" % (key, record["sent"], length, record["seconds"],
+                                                          ", the client closed the connection"
+                                                          if record["closed"] else ""))
+
+    def client_closed_within(self, seconds):
+        """Waits up to `seconds` for the client to close the connection (or reset it), without
+        reading anything it may send; returns whether it did."""
+        try:
+            readable, _, _ = select.select([self.request], [], [], seconds)
+            return bool(readable) and not self.request.recv(1, socket.MSG_PEEK)
+        except (ConnectionResetError, OSError):
+            return True
+
+    def send_bomb(self, encoding, mebibytes, hold_after, key):
+        """Sends zeros that decode to `mebibytes` MiB, compressed with `encoding`, holding the rest
+        back after the first `hold_after` MiB, if given, until the client closes the connection
+        (see /bomb)."""
+        makers = {"gzip": gzip_bomb, "br": brotli_bomb, "zstd": zstd_bomb}
+        if encoding not in makers or mebibytes < 1 or (hold_after is not None and not 1 <= hold_after < mebibytes):
+            self.respond(400, "Bad Request", b"encoding: gzip, br or zstd; mb: at least 1; hold-after: 1 to mb - 1\n",
+                         "text/plain")
+            return
+        length, pieces = makers[encoding](mebibytes, hold_after)
+        self.send_recorded(200, "OK", [("Content-Type", "application/octet-stream"),
+                                       ("Content-Encoding", encoding)], length, pieces, key)
+
     def stream_zeros(self, length):
         self.send_head(200, "OK", [("Content-Type", "application/octet-stream")], length)
         zeros = bytes(CHUNK)
@@ -456,6 +568,157 @@ class FaultHandler(socketserver.BaseRequestHandler):
             piece = zeros if remaining >= CHUNK else zeros[:remaining]
             self.request.sendall(piece)  # raises when the client disconnects
             remaining -= len(piece)
+
+
+MIB = 1024 * 1024
+DRIP_LENGTH = 1000000
+ERROR_TEXT_START = b"the server failed\r\n\x1b[31mred alert\x1b[0m "
+
+
+HOLD = 10.0  # seconds that /bomb holds the rest of its body back, waiting for the client to close
+
+
+def repeated(unit, count, piece_size=CHUNK):
+    """`unit` `count` times, as pieces of about `piece_size` bytes, never all at once."""
+    per_piece = max(1, piece_size // len(unit))
+    piece = unit * per_piece
+    for _ in range(count // per_piece):
+        yield piece
+    if count % per_piece:
+        yield unit * (count % per_piece)
+
+
+def gzip_segments():
+    """The gzip of 1 MiB of zeros, flushed with Z_FULL_FLUSH, which forgets the history: the
+    first MiB (after the gzip header), then each later MiB, whose compressed bytes are then always
+    the same (1,037 bytes with zlib 1.2.13), so any number of MiB is made by repeating them."""
+    if not hasattr(gzip_segments, "cached"):
+        zeros = bytes(MIB)
+        compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+        first = compressor.compress(zeros) + compressor.flush(zlib.Z_FULL_FLUSH)
+        later = compressor.compress(zeros) + compressor.flush(zlib.Z_FULL_FLUSH)
+        assert later == compressor.compress(zeros) + compressor.flush(zlib.Z_FULL_FLUSH)
+        gzip_segments.cached = (first, later)
+    return gzip_segments.cached
+
+
+def crc32_of_zeros(length):
+    """zlib.crc32(bytes(length)) without the bytes: the CRC register after a zero bit is a linear
+    function of the one before (a 32x32 matrix over GF(2), as in zlib's crc32_combine), raised
+    to the power of 8 * length by squaring."""
+    def times(matrix, vector):
+        result, row = 0, 0
+        while vector:
+            if vector & 1:
+                result ^= matrix[row]
+            vector >>= 1
+            row += 1
+        return result
+    register = 0xFFFFFFFF
+    matrix = [0xEDB88320] + [1 << row for row in range(31)]  # one zero bit
+    power = 8 * length
+    while power:
+        if power & 1:
+            register = times(matrix, register)
+        matrix = [times(matrix, column) for column in matrix]
+        power >>= 1
+    return register ^ 0xFFFFFFFF
+
+
+def per_mebibyte(first, later, end, mebibytes, hold_after):
+    """The pieces of a stream made of `first`, `later` repeated, and `end`, each of the first
+    two decoding to 1 MiB, for `mebibytes` MiB, with a pause of HOLD seconds after `hold_after`
+    MiB if given."""
+    yield first
+    if hold_after is None:
+        yield from repeated(later, mebibytes - 1)
+    else:
+        yield from repeated(later, hold_after - 1)
+        yield HOLD
+        yield from repeated(later, mebibytes - hold_after)
+    yield end
+
+
+def gzip_bomb(mebibytes, hold_after=None):
+    """The gzip of `mebibytes` MiB of zeros: its length, and its pieces."""
+    first, later = gzip_segments()
+    final = b"\x03\x00"  # an empty last block with fixed codes, after the byte-aligned flushes
+    trailer = final + struct.pack("<II", crc32_of_zeros(mebibytes * MIB), (mebibytes * MIB) & 0xFFFFFFFF)
+    length = len(first) + (mebibytes - 1) * len(later) + len(trailer)
+    return length, per_mebibyte(first, later, trailer, mebibytes, hold_after)
+
+
+# The brotli of zeros, as brotli 1.2.1 writes it (quality 11, window 2^24) with a flush after each
+# MiB: the first MiB, each later MiB (always these same bytes), and the end of the stream. Python
+# has no brotli module of its own; these were checked with the brotli package's decompressor.
+BROTLI_FIRST_MIB = bytes.fromhex("afffff877f02201e0b0472ef1f0c")
+BROTLI_LATER_MIB = bytes.fromhex("faff7ff82700e2b00040f7fec100")
+BROTLI_END = bytes.fromhex("03")
+
+
+def brotli_bomb(mebibytes, hold_after=None):
+    """The brotli of `mebibytes` MiB of zeros: its length, and its pieces."""
+    length = len(BROTLI_FIRST_MIB) + (mebibytes - 1) * len(BROTLI_LATER_MIB) + len(BROTLI_END)
+    return length, per_mebibyte(BROTLI_FIRST_MIB, BROTLI_LATER_MIB, BROTLI_END, mebibytes, hold_after)
+
+
+def zstd_bomb(mebibytes, hold_after=None):
+    """A Zstandard frame of `mebibytes` MiB of zeros (RFC 8878), made by hand: a 128 KiB window
+    and no content size, then RLE blocks of 128 KiB (a 3-byte header and the byte to repeat),
+    the last one marked so: its length, and its pieces."""
+    block = 128 * 1024
+    header = struct.pack("<I", 0xFD2FB528) + bytes([0x00, (17 - 10) << 3])  # no flags; window 2^17
+
+    def rle(last):
+        return struct.pack("<I", (block << 3) | (1 << 1) | int(last))[:3] + b"\x00"
+    blocks = MIB // block  # in a MiB
+    length = len(header) + 4 * blocks * mebibytes
+    mebibyte = rle(False) * blocks
+    last = rle(False) * (blocks - 1) + rle(True)
+    if mebibytes == 1:
+        return length, iter([header + last])
+    return length, per_mebibyte(header + mebibyte, mebibyte, last, mebibytes - 1, hold_after)
+
+
+def holding(pieces, hold_after):
+    """`pieces`, with a pause of HOLD seconds once `hold_after` MiB (a string, from a query; `None`
+    for no pause) have gone."""
+    held = hold_after is None
+    sent = 0
+    for piece in pieces:
+        yield piece
+        sent += len(piece)
+        if not held and sent >= float(hold_after) * MIB:
+            held = True
+            yield HOLD
+
+
+def pattern_block():
+    """The 1 MiB that /pattern repeats: splitmix64 from seed 0x4B494C4F, little-endian words."""
+    if not hasattr(pattern_block, "cached"):
+        mask, state, words = (1 << 64) - 1, 0x4B494C4F, []
+        for _ in range(MIB // 8):
+            state = (state + 0x9E3779B97F4A7C15) & mask
+            z = state
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+            words.append(z ^ (z >> 31))
+        pattern_block.cached = struct.pack("<%dQ" % len(words), *words)
+    return pattern_block.cached
+
+
+def pattern_pieces(length):
+    """The first `length` bytes of /pattern's body, a MiB at a time."""
+    block = pattern_block()
+    for index in range((length + MIB - 1) // MIB):
+        yield (struct.pack(">Q", index) + block[8:])[:length - index * MIB]
+
+
+def drip_pieces(interval):
+    """One space every `interval` seconds, as long as the client stays."""
+    for _ in range(DRIP_LENGTH):
+        yield b" "
+        yield interval
 
 
 class TLSFaultHandler(FaultHandler):

@@ -9,7 +9,9 @@ extension WebServiceProxy {
     /// Sizes count the body's bytes after any `Content-Encoding` is decoded, so a small
     /// compressed "bomb" is stopped at the same size as a large plain body. Past a limit the
     /// transfer is cancelled at once and the request fails with `LimitError`, which names the
-    /// limit; memory holds at most the limit and a chunk.
+    /// limit; memory holds at most the limit and a chunk. (On Linux, `URLSession` first decodes
+    /// what it has already received, in the background: a bomb sent whole is decoded to its end,
+    /// though none of it is kept, while the process's other URL session requests wait.)
     public struct Limits: Sendable, Hashable {
         /// The most bytes of a response body decoded or returned from memory: 32 MiB by default.
         ///

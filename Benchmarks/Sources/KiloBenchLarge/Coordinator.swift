@@ -8,6 +8,8 @@ enum Coordinator {
     /// The issue's targets.
     static let peakResidentTarget = 64 * 1_048_576
     static let throughputTarget = 0.8
+    /// Issue 21's target for a body the default limits refuse.
+    static let refusedPeakResidentTarget = 160 * 1_048_576
 
     static func run(_ options: LargeOptions) async throws -> Int {
         let rows = (options.only ?? (Row.standard + (options.prototypes ? Row.allCases.filter(\.isPrototype) : [])))
@@ -58,6 +60,7 @@ enum Coordinator {
         print()
         fflush(nil)
 
+        let bombServer = try BombServer()
         let executable = try ownExecutable()
         var results: [Row: [Int: ChildResult]] = [:]
         var failures = 0
@@ -70,7 +73,8 @@ enum Coordinator {
                     file: testFile,
                     multipartBody: multipartBody,
                     boundary: boundary,
-                    directory: directory
+                    directory: directory,
+                    bombURL: bombServer.baseURL
                 )
                 sync()  // so that the previous measurement's dirty pages are not written back during this one
                 do {
@@ -180,7 +184,7 @@ enum Coordinator {
         switch row.group {
         case .upload: return .rawUploadMultipart
         case .download: return .rawDownload
-        case .write: return nil
+        case .write, .limit: return nil
         }
     }
 
@@ -205,6 +209,11 @@ enum Coordinator {
 
     private static func progressLine(round: Int, of rounds: Int, row: Row, _ result: ChildResult) -> String {
         let name = row.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0)
+        if row.isLimit {
+            return String(format: "round %d/%d  %@ refused in %.2f s  CPU %5.2f s  peak RSS %@  (then a request took %.2f s)",
+                round + 1, rounds, name, result.seconds, result.cpuSeconds, Format.mib(result.peakResident),
+                result.settleSeconds ?? -1)
+        }
         var line = String(format: "round %d/%d  %@ %6.0f MiB/s  %6.2f s  CPU %5.2f s  peak RSS %@",
             round + 1, rounds, name, rate(result), result.seconds, result.cpuSeconds, Format.mib(result.peakResident))
         if let write = result.writeSeconds {
@@ -228,6 +237,23 @@ enum Coordinator {
             }
             let rates = all.map(rate)
             let peaks = all.map { Double($0.peakResident) }
+            if row.isLimit {
+                // No throughput: the time to the error, and the small request after it.
+                let settles = all.compactMap(\.settleSeconds)
+                table.add([
+                    "\(row.label) [\(row.rawValue)]",
+                    "–",
+                    "–",
+                    "–",
+                    Format.mib(Int(peaks.max()!)),
+                    Format.mib(Int(Statistics.median(peaks))),
+                    Format.mib(Int(Statistics.median(all.map { Double($0.startPeakResident) }))),
+                    String(format: "%.2f", Statistics.median(all.map(\.cpuSeconds))),
+                    String(format: "refused in %.2f s; then a request %.2f s", Statistics.median(all.map(\.seconds)),
+                        settles.isEmpty ? -1 : Statistics.median(settles)),
+                ])
+                continue
+            }
             var phases = "–"
             let writes = all.compactMap(\.writeSeconds)
             if writes.count == all.count {
@@ -252,7 +278,8 @@ enum Coordinator {
     }
 
     private static func printVerdict(rows: [Row], results: [Row: [Int: ChildResult]]) {
-        print("== Targets (issue 3): peak RSS ≤ 64 MiB for each; throughput ≥ 0.80× raw URLSession of the same bytes, same run ==")
+        print("== Targets (issue 3): peak RSS ≤ 64 MiB for each; throughput ≥ 0.80× raw URLSession of the same bytes, same run;"
+            + " (issue 21) a refused body: peak RSS < 160 MiB ==")
         for row in rows where row.isKilo {
             guard let all = results[row]?.values, !all.isEmpty else { continue }
             let peak = all.map(\.peakResident).max()!
@@ -266,7 +293,13 @@ enum Coordinator {
                 print(String(format: "  INFO   %@: %.2f× %@", row.label, ratio, other.label))
             }
         }
-        for row in rows where !row.isKilo {
+        for row in rows where row.isLimit {
+            guard let all = results[row]?.values, !all.isEmpty else { continue }
+            let peak = all.map(\.peakResident).max()!
+            print(String(format: "  %@ %@: peak RSS %@ at most, over %d runs (target < 160 MiB)",
+                peak < refusedPeakResidentTarget ? "MET   " : "MISSED", row.label, Format.mib(peak), all.count))
+        }
+        for row in rows where !row.isKilo && !row.isLimit {
             guard let all = results[row]?.values, !all.isEmpty else { continue }
             let ratio = row.isBaseline ? nil : ratio(row, results)
             print("  INFO   \(row.label): peak RSS \(Format.mib(all.map(\.peakResident).max()!))"

@@ -1,8 +1,9 @@
 import Foundation
 
 /// kilo-bench-large: 1 GiB multipart uploads and 1 GiB downloads to a file, Kilo next to raw
-/// URLSession, each measurement in a fresh child process so that its peak resident memory
-/// (VmHWM) is its own. See Docs/Performance.md, "Large bodies (1 GiB)"; run it with
+/// URLSession, and bodies the default limits refuse (a gzip bomb of 1 GiB, a plain body of
+/// 2 GiB), each measurement in a fresh child process so that its peak resident memory (VmHWM) is
+/// its own. See Docs/Performance.md, "Large bodies (1 GiB)"; run it with
 /// `bash Benchmarks/run.sh --large`.
 @main
 enum KiloBenchLarge {
@@ -66,10 +67,12 @@ struct LargeOptions: Sendable {
           --port PORT       the port of kilo-bench-server on 127.0.0.1
           --url URL         or the server's base URL, ending with /
           --rounds N        interleaved rounds, the order rotated each round (default 5)
-          --size-mib N      the size of the test file and of the download (default 1024, i.e. 1 GiB)
+          --size-mib N      the size of the test file and of the download, and what the gzip bomb decodes
+                            to; the refused plain body is twice as large (default 1024, i.e. 1 GiB)
           --prototypes      add rows that prototype proposed changes (body file by sendfile(2) without
                             fsync; no body file at all, a stream; the body file's write phase alone)
-          --only LIST       only these rows, comma-separated (names as printed, e.g. raw-download,kilo-download-own)
+          --only LIST       only these rows, comma-separated (names as printed, e.g. raw-download,kilo-download-own,
+                            limit-bomb-nio)
           --dir DIR         the work directory for the test file (default: a new one in the temporary
                             directory, removed at the end; a given one is left, emptied of our files)
         """

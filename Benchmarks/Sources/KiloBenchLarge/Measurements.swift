@@ -1,6 +1,8 @@
+import AsyncHTTPClient
 import BenchmarkSupport
 import Foundation
 import Kilo
+import KiloAsyncHTTPClient
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -18,11 +20,13 @@ struct ChildOptions: Sendable {
     var boundary: String
     /// Where downloads and prototype body files go (the coordinator's work directory).
     var directory: URL
+    /// The coordinator's ``BombServer``.
+    var bombURL: URL
 
     func arguments() -> [String] {
         [
             "measure", row.rawValue, "--url", baseURL.absoluteString, "--file", file.path, "--body",
-            multipartBody.path, "--boundary", boundary, "--dir", directory.path,
+            multipartBody.path, "--boundary", boundary, "--dir", directory.path, "--bomb-url", bombURL.absoluteString,
         ]
     }
 
@@ -37,9 +41,10 @@ struct ChildOptions: Sendable {
             index += 2
         }
         guard let url = values["--url"].flatMap(URL.init(string:)), let file = values["--file"],
-            let body = values["--body"], let boundary = values["--boundary"], let directory = values["--dir"]
+            let body = values["--body"], let boundary = values["--boundary"], let directory = values["--dir"],
+            let bombURL = values["--bomb-url"].flatMap(URL.init(string:))
         else {
-            throw BenchError("measure: --url, --file, --body, --boundary and --dir are required")
+            throw BenchError("measure: --url, --file, --body, --boundary, --dir and --bomb-url are required")
         }
         return ChildOptions(
             row: row,
@@ -47,7 +52,8 @@ struct ChildOptions: Sendable {
             file: URL(fileURLWithPath: file),
             multipartBody: URL(fileURLWithPath: body),
             boundary: boundary,
-            directory: URL(fileURLWithPath: directory, isDirectory: true)
+            directory: URL(fileURLWithPath: directory, isDirectory: true),
+            bombURL: bombURL
         )
     }
 }
@@ -67,6 +73,8 @@ enum Child {
         guard size > 0 else { throw BenchError("no test file at \(options.file.path)") }
         var writeEnd: UInt64?
         var lastReport: UInt64?
+        var settle: Double?
+        var bytes = size
         let span: Span
         switch options.row {
         case .rawUploadFile:
@@ -90,8 +98,23 @@ enum Child {
             (span, writeEnd, lastReport) = try await kiloUpload(options, ownSession: options.row == .kiloUploadOwn)
         case .rawDownload:
             span = try await rawDownload(options, size: size)
-        case .kiloDownloadSession, .kiloDownloadOwn:
-            span = try await kiloDownload(options, size: size, ownSession: options.row == .kiloDownloadOwn)
+        case .kiloDownloadSession, .kiloDownloadOwn, .kiloDownloadNIO:
+            span = try await kiloDownload(options, size: size, client: ProxyClient(options.row))
+        case .limitBombSession, .limitBombOwn, .limitBombNIO:
+            (span, settle) = try await refuse(
+                path: "bomb?mib=\(size >> 20)",
+                at: options.bombURL,
+                client: ProxyClient(options.row),
+                options
+            )
+        case .limitPlainSession, .limitPlainOwn, .limitPlainNIO:
+            bytes = 2 * size
+            (span, settle) = try await refuse(
+                path: "bytes?n=\(bytes)",
+                at: options.baseURL,
+                client: ProxyClient(options.row),
+                options
+            )
         case .protoUploadSendfile:
             (span, writeEnd) = try await sendfileUpload(options)
         case .protoUploadStream:
@@ -103,13 +126,14 @@ enum Child {
         }
         return ChildResult(
             row: options.row.rawValue,
-            bytes: size,
+            bytes: bytes,
             seconds: seconds(from: span.start, to: span.end),
             writeSeconds: writeEnd.map { seconds(from: span.start, to: $0) },
             lastReportSeconds: lastReport.map { seconds(from: span.start, to: $0) },
             cpuSeconds: span.cpu,
             startPeakResident: startPeak,
-            peakResident: ProcessMemory.peakResident()
+            peakResident: ProcessMemory.peakResident(),
+            settleSeconds: settle
         )
     }
 
@@ -366,19 +390,56 @@ enum Child {
         return span
     }
 
-    private static func kiloDownload(_ options: ChildOptions, size: Int64, ownSession: Bool) async throws -> Span {
-        let session = URLSession(configuration: makeConfiguration())
-        defer { session.finishTasksAndInvalidate() }
-        let proxy =
-            ownSession
-            ? WebServiceProxy(configuration: makeConfiguration(), baseURL: options.baseURL)
-            : WebServiceProxy(session: session, baseURL: options.baseURL)
+    private static func kiloDownload(_ options: ChildOptions, size: Int64, client: ProxyClient) async throws -> Span {
+        let (proxy, close) = client.makeProxy(baseURL: options.baseURL)
         let destination = options.directory.appendingPathComponent("download-\(options.row.rawValue).bin")
-        let span = try await timed {
-            try await proxy.download(path: "bytes", arguments: ["n": Int(size)], to: destination)
+        let span: Span
+        do {
+            span = try await timed {
+                try await proxy.download(path: "bytes", arguments: ["n": Int(size)], to: destination)
+            }
+        } catch {
+            try? await close()
+            throw error
         }
+        try await close()
         try checkDownload(destination, size: size)
         return span
+    }
+
+    // MARK: Limits
+
+    /// Sends `GET path` to a proxy with the default limits and expects it to fail with
+    /// `LimitError.bodyTooLarge` at 32 MiB; then times a small request through the same transport,
+    /// which on Linux's URLSession waits while libcurl decodes what it had read of a bomb.
+    ///
+    /// - Returns: The span until the error, and the seconds the small request took.
+    private static func refuse(
+        path: String,
+        at baseURL: URL,
+        client: ProxyClient,
+        _ options: ChildOptions
+    ) async throws -> (Span, Double) {
+        let (proxy, close) = client.makeProxy(baseURL: baseURL)
+        let limit = WebServiceProxy.Limits().maximumBodySize ?? 0
+        do {
+            let span = try await timed {
+                do {
+                    let _: [Int] = try await proxy.invoke(.get, path: path)
+                    throw BenchError("\(path): no error, though the body is larger than the limit")
+                } catch let error as LimitError where error == .bodyTooLarge(limit: limit) {
+                    // The limit did its work.
+                }
+            }
+            let start = now()
+            try await WebServiceProxy(baseURL: options.baseURL, transport: proxy.transport).invoke(.get, path: "json")
+            let settle = seconds(from: start, to: now())
+            try await close()
+            return (span, settle)
+        } catch {
+            try? await close()
+            throw error
+        }
     }
 
     // MARK: Writing the body file alone
@@ -451,4 +512,36 @@ final class UploadDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendabl
 /// What `POST /discard` returns.
 struct Received: Decodable, Sendable {
     var received: Int
+}
+
+/// What sends a measurement's requests: a URL session of the caller's (`init(session:)`), one of
+/// the transport's own (`init(configuration:)`), or async-http-client.
+enum ProxyClient {
+    case session, own, nio
+
+    init(_ row: Row) {
+        switch row {
+        case .kiloDownloadSession, .limitBombSession, .limitPlainSession: self = .session
+        case .kiloDownloadNIO, .limitBombNIO, .limitPlainNIO: self = .nio
+        default: self = .own
+        }
+    }
+
+    /// A proxy with the default limits, and what to call when it is no longer needed.
+    func makeProxy(baseURL: URL) -> (WebServiceProxy, close: @Sendable () async throws -> Void) {
+        switch self {
+        case .session:
+            let session = URLSession(configuration: makeConfiguration())
+            return (WebServiceProxy(session: session, baseURL: baseURL), { session.finishTasksAndInvalidate() })
+        case .own:
+            return (WebServiceProxy(configuration: makeConfiguration(), baseURL: baseURL), {})
+        case .nio:
+            let client = HTTPClient(
+                eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+                configuration: AsyncHTTPClientTransport.recommendedConfiguration
+            )
+            let transport = AsyncHTTPClientTransport(client: client)
+            return (WebServiceProxy(baseURL: baseURL, transport: transport), { try await client.shutdown() })
+        }
+    }
 }

@@ -9,9 +9,9 @@ import Kilo
 /// Built for one file argument; the bytes around the file come from Kilo's own encoder (see
 /// ``PrototypeBody``), so the body is byte-for-byte what `MultipartEncoder` writes.
 ///
-/// `@unchecked Sendable`: URLSession reads it from one thread at a time; `sent` is atomic enough
-/// for a progress read (a lock guards it).
-final class MultipartInputStream: InputStream, @unchecked Sendable {
+/// Not `Sendable` (Foundation makes `InputStream` explicitly not so): URLSession reads it from one
+/// thread at a time, and `sent` is read under a lock once the upload is over.
+final class MultipartInputStream: InputStream {
     private let head: [UInt8]
     private let tail: [UInt8]
     private let file: URL

@@ -12,6 +12,14 @@ enum Row: String, CaseIterable, Sendable {
     case rawDownload = "raw-download"
     case kiloDownloadSession = "kilo-download-session"
     case kiloDownloadOwn = "kilo-download-own"
+    case kiloDownloadNIO = "kilo-download-nio"
+    // Limits (issue 21): a body the default limits refuse, sent to a default proxy.
+    case limitBombSession = "limit-bomb-session"
+    case limitBombOwn = "limit-bomb-own"
+    case limitBombNIO = "limit-bomb-nio"
+    case limitPlainSession = "limit-plain-session"
+    case limitPlainOwn = "limit-plain-own"
+    case limitPlainNIO = "limit-plain-nio"
     // Prototypes of changes to Kilo, built here from Kilo's public API (--prototypes).
     case protoUploadSendfile = "proto-upload-sendfile"
     case protoUploadStream = "proto-upload-stream"
@@ -20,7 +28,7 @@ enum Row: String, CaseIterable, Sendable {
     case encodeSendfile = "encode-sendfile"
 
     enum Group: String, Sendable {
-        case upload, download, write
+        case upload, download, write, limit
     }
 
     var group: Group {
@@ -28,8 +36,10 @@ enum Row: String, CaseIterable, Sendable {
         case .rawUploadFile, .rawUploadMultipart, .rawUploadDelegate, .rawUploadTaskDelegate, .kiloUploadSession, .kiloUploadOwn, .protoUploadSendfile,
             .protoUploadStream, .protoUploadMultipartStream:
             return .upload
-        case .rawDownload, .kiloDownloadSession, .kiloDownloadOwn:
+        case .rawDownload, .kiloDownloadSession, .kiloDownloadOwn, .kiloDownloadNIO:
             return .download
+        case .limitBombSession, .limitBombOwn, .limitBombNIO, .limitPlainSession, .limitPlainOwn, .limitPlainNIO:
+            return .limit
         case .encodeKilo, .encodeSendfile:
             return .write
         }
@@ -46,6 +56,13 @@ enum Row: String, CaseIterable, Sendable {
         case .rawDownload: return "raw downloadTask + move to destination (baseline)"
         case .kiloDownloadSession: return "Kilo download(to:), init(session:)"
         case .kiloDownloadOwn: return "Kilo download(to:), init(configuration:)"
+        case .kiloDownloadNIO: return "Kilo download(to:), AsyncHTTPClientTransport"
+        case .limitBombSession: return "gzip bomb that decodes to the size, default limits, init(session:)"
+        case .limitBombOwn: return "gzip bomb that decodes to the size, default limits, init(configuration:)"
+        case .limitBombNIO: return "gzip bomb that decodes to the size, default limits, AsyncHTTPClientTransport"
+        case .limitPlainSession: return "plain body of twice the size, default limits, init(session:)"
+        case .limitPlainOwn: return "plain body of twice the size, default limits, init(configuration:)"
+        case .limitPlainNIO: return "plain body of twice the size, default limits, AsyncHTTPClientTransport"
         case .protoUploadSendfile: return "prototype: body file by sendfile(2), no fsync, + URLSessionTransport"
         case .protoUploadStream: return "prototype: no body file, httpBodyStream of the pre-built body (chunked)"
         case .protoUploadMultipartStream: return "prototype: no body file, multipart InputStream made on the fly (chunked)"
@@ -56,6 +73,7 @@ enum Row: String, CaseIterable, Sendable {
 
     var isBaseline: Bool { self == .rawUploadMultipart || self == .rawDownload }
     var isKilo: Bool { rawValue.hasPrefix("kilo-") }
+    var isLimit: Bool { group == .limit }
     var isPrototype: Bool { rawValue.hasPrefix("proto-") || rawValue.hasPrefix("encode-") }
 
     static let standard: [Row] = allCases.filter { !$0.isPrototype }

@@ -42,7 +42,8 @@ enum ProcessMemory {
 /// on standard output, `RESULT ` followed by this as JSON.
 struct ChildResult: Codable, Sendable {
     var row: String
-    /// The payload bytes moved: the file's size for uploads, the body's size for downloads.
+    /// The payload bytes moved: the file's size for uploads, the body's size for downloads, the
+    /// size of the body refused (decoded) for the limit rows.
     var bytes: Int64
     /// Wall-clock time of the whole operation, from the call to its completion.
     var seconds: Double
@@ -58,6 +59,10 @@ struct ChildResult: Codable, Sendable {
     var startPeakResident: Int
     /// `VmHWM` at the end: the peak resident set size over the child's whole life.
     var peakResident: Int
+    /// For the limit rows: how long a small request through the same transport took, made as soon
+    /// as the limit had failed the request (on Linux, URLSession first finishes decoding what
+    /// libcurl has read).
+    var settleSeconds: Double?
 
     static let prefix = "RESULT "
 }

@@ -11,7 +11,9 @@ import Foundation
 /// whatever the reader's speed; only if the file cannot be written does the body fail.
 ///
 /// Cancelling (the reader stops, a deadline passes) fails the buffer and tells the producer to
-/// stop its transfer.
+/// stop its transfer. So does passing a limit set with ``limit(to:failingWith:)``, counted as the
+/// producer appends, so that a reader that stops at a limit need not first catch up with a
+/// producer that cannot pause.
 package final class BodyBuffer: Sendable {
     /// How a buffer treats a reader slower than its producer.
     package struct Policy: Sendable {
@@ -70,6 +72,11 @@ package final class BodyBuffer: Sendable {
         /// Where bytes wait once the memory mark is passed, for a producer that cannot pause;
         /// everything after the first spilled byte goes there, in order, until it is read.
         var spill: SpillFile?
+        /// The bytes the producer has appended so far, read or not.
+        var received = 0
+        /// The most bytes the producer may append, and the error that ends the body past them
+        /// (`nil`: the body ends after them); see ``BodyBuffer/limit(to:failingWith:)``.
+        var limit: (bytes: Int, error: (any Error)?)?
 
         mutating func take() throws -> Data? {
             guard first < chunks.count else {
@@ -108,6 +115,7 @@ package final class BodyBuffer: Sendable {
             if !data.isEmpty {
                 state.chunks = [data]
                 state.waitingBytes = data.count
+                state.received = data.count
             }
             state.end = .success(())
         }
@@ -125,15 +133,33 @@ package final class BodyBuffer: Sendable {
         }
     }
 
-    /// Adds a chunk for the reader; ignored once the buffer has ended.
+    /// Adds a chunk for the reader; ignored once the buffer has ended. A chunk that passes the
+    /// limit set with ``limit(to:failingWith:)`` ends the body and stops the producer.
     package func append(_ chunk: Data) {
         guard !chunk.isEmpty else { return }
-        enum Step { case none, deliver(UnsafeContinuation<Data?, any Error>), pause(Producer), fail(any Error) }
+        enum Step {
+            case none
+            case deliver(UnsafeContinuation<Data?, any Error>, Data)
+            case pause(Producer)
+            case fail(any Error)
+        }
+        var isLast = false  // the last chunk the limit lets in: then the body ends
+        var producer: Producer?
         let step: Step = state.withLock { state in
             guard state.end == nil else { return .none }
+            var chunk = chunk
+            if let limit = state.limit, state.received + chunk.count > limit.bytes {
+                if let error = limit.error {
+                    return .fail(error)
+                }
+                chunk = chunk.prefix(limit.bytes - state.received)
+                (isLast, producer) = (true, state.producer)
+                guard !chunk.isEmpty else { return .none }
+            }
+            state.received += chunk.count
             if let reader = state.reader {
                 state.reader = nil
-                return .deliver(reader)
+                return .deliver(reader, chunk)
             }
             if !policy.canPause, state.spill != nil || state.waitingBytes + chunk.count > policy.pauseAbove {
                 do {
@@ -157,9 +183,41 @@ package final class BodyBuffer: Sendable {
         }
         switch step {
         case .none: break
-        case .deliver(let reader): reader.resume(returning: chunk)
+        case .deliver(let reader, let chunk): reader.resume(returning: chunk)
         case .pause(let producer): producer.pause()
-        case .fail(let error): cancel(with: error)
+        case .fail(let error):
+            cancel(with: error)
+            return
+        }
+        if isLast {
+            finish()
+            producer?.cancel()
+        }
+    }
+
+    /// Ends the body once the producer has appended `bytes`, read or not, and stops the producer:
+    /// with `error`, a chunk that passes the limit fails the body at once, dropping what waits;
+    /// with `nil`, the body ends after its first `bytes`. Bytes appended before the call count.
+    ///
+    /// A reader that stops at a limit thus stops the transfer as soon as the producer passes it,
+    /// not once it has caught up: Linux's URLSession, which cannot pause, decodes a compressed
+    /// "bomb" far faster than anyone reads it, and would otherwise fill the spill file.
+    ///
+    /// - Parameters:
+    ///   - bytes: The most bytes the body may have.
+    ///   - error: The error that ends a larger body, or `nil` to cut it short.
+    package func limit(to bytes: Int, failingWith error: (any Error)?) {
+        let passed: Producer?? = state.withLock { state in
+            state.limit = (bytes, error)
+            guard state.end == nil, state.received > bytes else { return .none }
+            return .some(state.producer)
+        }
+        guard case .some(let producer) = passed else { return }
+        if let error {
+            cancel(with: error)
+        } else {
+            finish()
+            producer?.cancel()
         }
     }
 

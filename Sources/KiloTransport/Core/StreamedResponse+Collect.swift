@@ -49,7 +49,8 @@ extension ResponseBody {
     ///
     /// - Parameters:
     ///   - limit: The most bytes to keep, or `nil` for no limit. Past it the transfer is
-    ///     cancelled at once: memory holds at most the limit and one chunk.
+    ///     cancelled at once, as soon as the transport has received that much, whether or not it
+    ///     has been read: memory holds at most the limit and one chunk.
     ///   - expected: The size the response announces, to reserve room and report progress.
     ///   - progress: Receives the bytes read so far.
     /// - Returns: The body.
@@ -59,6 +60,9 @@ extension ResponseBody {
         expected: Int64? = nil,
         progress: ProgressObserver? = nil
     ) async throws -> Data {
+        if let limit {
+            buffer.limit(to: limit, failingWith: LimitError.bodyTooLarge(limit: limit))
+        }
         var data = Data()
         var isReserved = false
         for try await chunk in self {
@@ -80,8 +84,10 @@ extension ResponseBody {
         return data
     }
 
-    /// Reads at most `count` bytes of the body and cancels the rest of the transfer.
+    /// Reads at most `count` bytes of the body and cancels the rest of the transfer, as soon as
+    /// the transport has received `count` bytes.
     package func prefix(_ count: Int) async throws -> Data {
+        buffer.limit(to: count, failingWith: nil)
         var data = Data()
         for try await chunk in self {
             data.append(chunk.prefix(count - data.count))
@@ -99,7 +105,8 @@ extension ResponseBody {
     ///
     /// - Parameters:
     ///   - file: The file to write.
-    ///   - limit: The most bytes to write, or `nil` for no limit.
+    ///   - limit: The most bytes to write, or `nil` for no limit; past it the transfer is
+    ///     cancelled at once, as soon as the transport has received that much.
     ///   - expected: The size the response announces, to report progress.
     ///   - progress: Receives the bytes written so far.
     /// - Returns: The number of bytes written.
@@ -112,6 +119,9 @@ extension ResponseBody {
         progress: ProgressObserver?
     ) async throws -> Int64 {
         let partial = file.deletingLastPathComponent().appendingPathComponent(Self.partialName(for: file))
+        if let limit {
+            buffer.limit(to: Int(clamping: limit), failingWith: LimitError.fileTooLarge(limit: limit))
+        }
         var written: Int64 = 0
         do {
             try Data().write(to: partial)

@@ -1,0 +1,86 @@
+import Foundation
+import KiloTransport
+import Testing
+
+/// A limit set on a body is counted as the producer appends, so that a producer that cannot pause
+/// (Linux's URLSession) is stopped at the limit however far behind the reader is.
+@Suite struct BodyBufferTests {
+    /// A producer's `cancel()` calls, counted.
+    private final class Cancels: Sendable {
+        let count = Locked(0)
+
+        func attach(to buffer: BodyBuffer) {
+            buffer.attach(BodyBuffer.Producer(cancel: { self.count.withLock { $0 += 1 } }))
+        }
+    }
+
+    private struct Passed: Error, Equatable {}
+
+    /// Reads a body to its end.
+    private static func readAll(_ buffer: BodyBuffer) async throws -> Data {
+        var data = Data()
+        while let chunk = try await buffer.next() {
+            data.append(chunk)
+        }
+        return data
+    }
+
+    @Test func aLimitFailsTheBodyAndStopsTheProducerWithNoOneReading() async throws {
+        let buffer = BodyBuffer(policy: .spilling)
+        let cancels = Cancels()
+        cancels.attach(to: buffer)
+        buffer.limit(to: 3 << 20, failingWith: Passed())
+        for _ in 0..<3 {
+            buffer.append(Data(count: 1 << 20))
+        }
+        #expect(cancels.count.withLock { $0 } == 0, "exactly at the limit")
+        buffer.append(Data(count: 1))
+        #expect(cancels.count.withLock { $0 } == 1)
+        buffer.append(Data(count: 1 << 20))  // what a producer sends before it stops is ignored
+        await #expect(throws: Passed()) { try await buffer.next() }
+    }
+
+    @Test func bytesAppendedBeforeTheLimitIsSetCount() async throws {
+        let buffer = BodyBuffer()
+        let cancels = Cancels()
+        cancels.attach(to: buffer)
+        buffer.append(Data(count: 2000))
+        buffer.limit(to: 1000, failingWith: Passed())
+        #expect(cancels.count.withLock { $0 } == 1)
+        await #expect(throws: Passed()) { try await buffer.next() }
+    }
+
+    @Test func aLimitWithoutAnErrorEndsTheBodyAfterItsFirstBytes() async throws {
+        let buffer = BodyBuffer(policy: .spilling)
+        let cancels = Cancels()
+        cancels.attach(to: buffer)
+        buffer.limit(to: 100, failingWith: nil)
+        buffer.append(Data(repeating: 1, count: 60))
+        buffer.append(Data(repeating: 2, count: 60))
+        buffer.append(Data(repeating: 3, count: 60))
+        #expect(cancels.count.withLock { $0 } == 1)
+        #expect(try await Self.readAll(buffer) == Data(repeating: 1, count: 60) + Data(repeating: 2, count: 40))
+    }
+
+    /// A reader waiting for a chunk when the producer passes the limit gets the error at once.
+    @Test func aWaitingReaderGetsTheLimitsError() async throws {
+        let buffer = BodyBuffer()
+        buffer.limit(to: 10, failingWith: Passed())
+        let reader = Task { try await Self.readAll(buffer) }
+        buffer.append(Data(count: 5))
+        buffer.append(Data(count: 6))
+        await #expect(throws: Passed()) { try await reader.value }
+    }
+
+    /// A body that stays within its limit arrives whole, from memory and the spill file alike.
+    @Test func aBodyWithinItsLimitArrivesWhole() async throws {
+        let buffer = BodyBuffer(policy: .spilling)
+        buffer.limit(to: 4 << 20, failingWith: Passed())
+        let chunks = (0..<64).map { Data(repeating: UInt8($0), count: 64 << 10) }
+        for chunk in chunks {
+            buffer.append(chunk)
+        }
+        buffer.finish()
+        #expect(try await Self.readAll(buffer) == chunks.reduce(Data(), +))
+    }
+}
