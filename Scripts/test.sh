@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs all of Kilo's tests against local httpbin, sample-service and fault-server instances, in
-# three phases: the root package's tests; its integration suite once more with proxies that own
-# their sessions (KILO_TEST_SESSION=owned); then the SwiftNIO transport package's
+# phases: the root package's tests; its integration suite once more with proxies that own their
+# sessions (KILO_TEST_SESSION=owned); then the SwiftNIO transport package's
 # (Transports/KiloAsyncHTTPClient, whose first build takes several minutes), which runs the same
-# integration suite through that transport.
+# integration suite through that transport. Each package's memory checks run after it, alone.
 #
 #     bash Scripts/test.sh                                   # everything
 #     bash Scripts/test.sh --filter QueryEncoderTests        # root package only, with these arguments
@@ -20,12 +20,23 @@ source Scripts/test-phases.sh
 
 kilo_start_test_servers
 
-kilo_run_phase "root package" swift test -Xswiftc -warnings-as-errors "$@"
-if [ "$#" -eq 0 ]; then
+# Tests that watch this process's resident memory run in phases of their own, one at a time, so
+# that no other test's allocations count against them. Their names end in `InBoundedMemory`.
+memory=InBoundedMemory
+if [ "$#" -gt 0 ]; then
+    kilo_run_phase "root package" swift test -Xswiftc -warnings-as-errors "$@"
+else
+    kilo_run_phase "root package" swift test -Xswiftc -warnings-as-errors --skip "$memory"
     kilo_run_phase "integration suite, KILO_TEST_SESSION=owned" \
-        env KILO_TEST_SESSION=owned swift test -Xswiftc -warnings-as-errors --filter KiloIntegrationTests
+        env KILO_TEST_SESSION=owned swift test -Xswiftc -warnings-as-errors --filter KiloIntegrationTests \
+        --skip "$memory"
+    kilo_run_phase "root package, memory checks one at a time" \
+        swift test -Xswiftc -warnings-as-errors --filter "$memory" --no-parallel
     kilo_run_phase "SwiftNIO transport package" \
-        swift test -Xswiftc -warnings-as-errors --package-path Transports/KiloAsyncHTTPClient
+        swift test -Xswiftc -warnings-as-errors --package-path Transports/KiloAsyncHTTPClient --skip "$memory"
+    kilo_run_phase "SwiftNIO transport package, memory checks one at a time" \
+        swift test -Xswiftc -warnings-as-errors --package-path Transports/KiloAsyncHTTPClient \
+        --filter "$memory" --no-parallel
 fi
 
 # Stop the servers first, so that nothing they print comes after the total.

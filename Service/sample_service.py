@@ -38,11 +38,12 @@ Streamed responses (each one thread of the server's own, so several stream at on
          a last one with finish_reason "stop"), then "data: [DONE]".
          ?fail=CODE (400-599) answers CODE with {"error": {"message", "type", "code"}} (and
          Retry-After: 1 for 429) before any stream; ?drop_after=K sends K events, then half of
-         the next one, then closes the connection without ending the chunked body.
+         the next one, then closes the connection without ending the chunked body (waiting
+         ?drop_pause=S seconds first, default 0).
     GET  /records?count=N&delay=S         N JSON Lines (application/x-ndjson; default 10, at most
          100000), S seconds apart (default 0): {"id": i, "name": "Record i", "created": ms},
          i from 1. ?invalid_at=K makes line K "not json"; ?drop_after=K closes the connection
-         after K lines and half of the next.
+         after K lines and half of the next (waiting ?drop_pause=S seconds first, default 0).
 """
 
 import argparse
@@ -276,6 +277,7 @@ def chat():
         tokens = bounded_number(options, "tokens", 8, 0, 100_000, int)
         delay = bounded_number(options, "delay", 0.02, 0, 5)
         drop_after = bounded_number(options, "drop_after", -1, -1, 1_000_000, int)
+        drop_pause = bounded_number(options, "drop_pause", 0, 0, 5)
         fail = bounded_number(options, "fail", 0, 0, 599, int)
     except ValueError as error:
         return bad_request(f"{error} must be a number in range")
@@ -305,6 +307,7 @@ def chat():
     def generate():
         for sent, event in enumerate(events()):
             if sent == drop_after:
+                time.sleep(drop_pause)
                 yield event[:len(event) // 2].encode()
                 drop_connection()
                 return
@@ -320,6 +323,7 @@ def records():
         delay = bounded_number(request.args, "delay", 0, 0, 5)
         invalid_at = bounded_number(request.args, "invalid_at", 0, 0, 1_000_000, int)
         drop_after = bounded_number(request.args, "drop_after", -1, -1, 1_000_000, int)
+        drop_pause = bounded_number(request.args, "drop_pause", 0, 0, 5)
     except ValueError as error:
         return bad_request(f"{error} must be a number in range")
 
@@ -330,6 +334,7 @@ def records():
             line = "not json\n" if index == invalid_at else json.dumps(
                 {"id": index, "name": f"Record {index}", "created": 1700000000000 + index}) + "\n"
             if index - 1 == drop_after:
+                time.sleep(drop_pause)
                 yield line[:len(line) // 2].encode()
                 drop_connection()
                 return

@@ -13,7 +13,8 @@ struct ChangingFileBodyTests {
     }
 
     /// Sends 8 MiB from a file to a server that reads it at about 3 MiB a second, and changes
-    /// the file's size once the upload is under way.
+    /// the file's size once the transport has sent its first MiB (not after a fixed time: on a
+    /// busy machine the upload may not have begun, and the transport would read the new size).
     private func send(changing change: @escaping @Sendable (FileHandle) throws -> Void) async throws
         -> (Result<Read, any Error>, path: String, received: Read)
     {
@@ -23,15 +24,21 @@ struct ChangingFileBodyTests {
         let file = try directory.write(Data(repeating: 0x61, count: size), named: "body.bin")
         let baseURL = try #require(FaultServer.url)
         let transport = Servers.makeProxy(baseURL: baseURL).transport
+        let sent = Protected<Int64>(0)
         let request = TransportRequest(
             method: .put,
             url: try #require(URL(string: "slow-read?key=\(key)", relativeTo: baseURL)?.absoluteURL),
             headers: ["Content-Type": "application/octet-stream"],
             body: .file(file),
-            timeoutInterval: 30
+            timeoutInterval: 30,
+            progress: ProgressObserver { progress in sent.withLock { $0 = progress.bytesSent } }
         )
         let sending = Task { try await transport.send(request) }
-        try await Task.sleep(for: .milliseconds(400))  // well into the upload, which takes seconds
+        let started = ContinuousClock.now
+        while sent.current < 1 << 20 {
+            try #require(ContinuousClock.now - started < .seconds(30), "the upload did not start")
+            try await Task.sleep(for: .milliseconds(10))
+        }
         let handle = try FileHandle(forUpdating: file)
         try change(handle)
         try handle.close()

@@ -499,7 +499,7 @@ struct FaultLoadTests {
     /// A progress handler that takes 5 ms (a log write, say) must not make the download hold the
     /// body in memory while the handler catches up.
     @Test(arguments: ["session", "owned"])
-    func hugeDownloadStaysInBoundedMemoryWithASlowProgressHandler(mode: String) async throws {
+    func hugeDownloadWithASlowProgressHandlerStaysInBoundedMemory(mode: String) async throws {
         let calls = Protected(0)
         try await downloadHugeBody(mode) { _ in
             calls.withLock { $0 += 1 }
