@@ -415,8 +415,8 @@ struct FaultTests {
     .timeLimit(.minutes(2))
 )
 struct FaultLoadTests {
-    /// How much a 512 MiB download may grow resident memory: well under the body's size.
-    private static let memoryGrowthLimit = 200 << 20
+    /// How much a 512 MiB download may grow resident memory (the figure issue 21 sets for 1 GiB).
+    private static let memoryGrowthLimit = 64 << 20
 
     /// `session`: a proxy on a caller's `URLSession` (completion handlers); `owned`: a proxy with
     /// a session of its own (Kilo's delegate, progress as bytes move).
@@ -467,27 +467,13 @@ struct FaultLoadTests {
         let directory = try TemporaryDirectory()
         let destination = directory.url.appendingPathComponent("huge.bin")
         let proxy = try Self.proxy(mode)
-        guard let before = FaultServer.residentMemory() else {
+        let (_, before, peak) = try await FaultServer.residentMemory {
             try await proxy.download(path: "huge", arguments: ["mb": megabytes], to: destination, progress: progress)
-            return  // no /proc: nothing to measure
         }
-        let sampler = Task {
-            var peak = before
-            while !Task.isCancelled {
-                peak = max(peak, FaultServer.residentMemory() ?? 0)
-                try? await Task.sleep(for: .milliseconds(10))
-            }
-            return peak
-        }
-        try await proxy.download(path: "huge", arguments: ["mb": megabytes], to: destination, progress: progress)
-        let after = FaultServer.residentMemory() ?? 0
-        sampler.cancel()
-        let peak = max(await sampler.value, after)
         let attributes = try FileManager.default.attributesOfItem(atPath: destination.path)
         #expect((attributes[.size] as? NSNumber)?.int64Value == Int64(megabytes) << 20)
-        print(
-            "FaultLoadTests: \(megabytes) MiB download (\(mode)): RSS \(before >> 20) MiB before,",
-            "peak \(peak >> 20) MiB, \(after >> 20) MiB after")
+        guard let before, let peak else { return }  // no /proc: nothing to measure
+        print("FaultLoadTests: \(megabytes) MiB download (\(mode)): RSS \(before >> 20) MiB before, peak \(peak >> 20) MiB")
         #expect(peak - before < Self.memoryGrowthLimit, "resident memory grew by \((peak - before) >> 20) MiB")
     }
 
