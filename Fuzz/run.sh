@@ -4,7 +4,7 @@
 #     bash Fuzz/run.sh [seconds]        fuzz for this long (default 60) on a copy of Fuzz/corpus
 #     bash Fuzz/run.sh FILE...          run these inputs once each (reproduce a crash)
 #
-# Exits non-zero if an input breaks a property or crashes. See Docs/Fuzzing.md.
+# Exits non-zero if an input breaks a property or crashes. See Fuzz/README.md.
 set -euo pipefail
 inputs=()
 if [[ $# -gt 0 && ! $1 =~ ^[0-9]+$ ]]; then

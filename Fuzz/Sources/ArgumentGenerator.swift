@@ -51,7 +51,7 @@ struct ArgumentGenerator {
     /// Whole-millisecond dates lie within years -7999…9999 (±253,402,300,799,999 ms).
     static let maxWholeMilliseconds: Int64 = 253_402_300_799_999
 
-    /// With `KILO_FUZZ_NARROW_DATES=1`, dates stay within 1935–2065: see Docs/Fuzzing.md.
+    /// With `KILO_FUZZ_NARROW_DATES=1`, dates stay within 1935–2065: see Fuzz/README.md.
     static let isNarrowDates = ProcessInfo.processInfo.environment["KILO_FUZZ_NARROW_DATES"] == "1"
 
     static let tokens: [String] = [

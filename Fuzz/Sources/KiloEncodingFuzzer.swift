@@ -4,7 +4,7 @@ import KiloEncoding
 /// libFuzzer's entry point: decodes the bytes into arguments and checks all three encoders.
 ///
 /// Any broken property ends in `fatalError`, which libFuzzer reports as a crash and saves the
-/// input for. See Docs/Fuzzing.md.
+/// input for. See Fuzz/README.md.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
