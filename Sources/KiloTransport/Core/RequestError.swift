@@ -121,7 +121,8 @@ extension RequestError {
 
 extension RequestError {
     /// The file at `path`, a request's body, changed size while it was being sent: the request
-    /// is stopped, and the server receives no more bytes than the length the request announced.
+    /// is stopped, having sent no more bytes than the length it announced (except over Linux's
+    /// `URLSession`, which may send some first: Docs/Linux.md).
     public static func bodyFileChanged(_ path: String) -> RequestError {
         RequestError(.bodyFileChanged, subject: path)
     }
