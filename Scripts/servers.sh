@@ -177,6 +177,50 @@ kilo_stop_servers() {
     KILO_SERVER_DIRS=()
 }
 
+# URLSession on Linux (swift-corelibs-foundation 6.3.1) trusts only the CA file that libcurl was
+# built with: it reads no variable naming another (URLSessionCertificateAuthorityInfoFile is read on
+# Android only), nor does libcurl (CURL_CA_BUNDLE and SSL_CERT_FILE are the curl tool's), and it asks
+# no delegate about server trust. So, run as root on Linux, this sets KILO_TEST_CA_PREFIX to a
+# command prefix that runs its command in a private mount namespace (`unshare`) where a copy of that
+# file with KILO_TRUSTED_TLS_CA added is bind-mounted over it, with
+# KILO_TRUSTED_TLS_CA_IN_CURL_BUNDLE=1 set. The file on disk and every other process see no change.
+# Elsewhere the prefix is empty, says why, and URLSession's tests of KILO_TRUSTED_TLS_URL skip.
+# Call it after kilo_start_fault_server.
+KILO_TEST_CA_PREFIX=()
+kilo_trusting_test_ca() {
+    KILO_TEST_CA_PREFIX=()
+    local curl_ca bundle prefix
+    if [ "$(uname -s)" != Linux ] || [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null 2>&1; then
+        echo "note: URLSession will not trust KILO_TRUSTED_TLS_CA: that needs Linux, root and unshare" >&2
+        return 0
+    fi
+    if ! curl_ca=$(python3 - <<'PYTHON'
+import ctypes, ctypes.util, sys
+curl = ctypes.CDLL(ctypes.util.find_library("curl") or "libcurl.so.4")
+curl.curl_easy_init.restype = ctypes.c_void_p
+curl.curl_easy_getinfo.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+path = ctypes.c_char_p()
+if curl.curl_easy_getinfo(curl.curl_easy_init(), 0x100000 + 61, ctypes.byref(path)) != 0 or not path.value:
+    sys.exit("libcurl has no built-in CA file (CURLINFO_CAINFO)")
+print(path.value.decode())
+PYTHON
+    ) || [ ! -f "$curl_ca" ]; then
+        echo "note: URLSession will not trust KILO_TRUSTED_TLS_CA: libcurl's CA file was not found" >&2
+        return 0
+    fi
+    bundle="$(dirname "$KILO_TRUSTED_TLS_CA")/curl-ca-bundle.pem"
+    cat "$curl_ca" "$KILO_TRUSTED_TLS_CA" >"$bundle" || return 1
+    # shellcheck disable=SC2016 # expanded by the inner shell
+    prefix=(unshare --mount --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"'
+        kilo-test-ca "$bundle" "$curl_ca" env KILO_TRUSTED_TLS_CA_IN_CURL_BUNDLE=1)
+    if ! "${prefix[@]}" true 2>/dev/null; then
+        echo "note: URLSession will not trust KILO_TRUSTED_TLS_CA: unshare could not bind-mount $curl_ca" >&2
+        return 0
+    fi
+    # shellcheck disable=SC2034 # Scripts/test.sh reads it
+    KILO_TEST_CA_PREFIX=("${prefix[@]}")
+}
+
 # Installs the Python packages and starts every test server (httpbin, the sample service, the
 # fault server, the SSE server), stopping them when the calling script exits; prints their URLs.
 kilo_start_test_servers() {
