@@ -6,13 +6,15 @@
 #     trap kilo_stop_servers EXIT
 #     kilo_start_httpbin          # exports KILO_HTTPBIN_URL
 #     kilo_start_sample_service   # exports KILO_SAMPLE_URL
-#     kilo_start_fault_server     # exports KILO_FAULT_URL and KILO_FAULT_TLS_URL
+#     kilo_start_fault_server     # exports KILO_FAULT_URL, KILO_FAULT_TLS_URL, KILO_TRUSTED_TLS_URL
+#                                 # and KILO_TRUSTED_TLS_CA
 #     kilo_start_sse_server       # exports KILO_SSE_URL
 #
 # Only python3 is required; curl may be missing on a fresh machine. Works with bash 3.2 (macOS) and later.
 
 KILO_SERVER_PIDS=()
 KILO_SERVER_LOGS=()
+KILO_SERVER_DIRS=()
 
 # Installs httpbin, gunicorn, Flask, sse-starlette and uvicorn unless they are already importable.
 kilo_install_python_deps() {
@@ -84,19 +86,31 @@ kilo_start_sample_service() {
     export KILO_SAMPLE_URL=$_KILO_STARTED_URL
 }
 
-# Starts Service/fault_server.py (standard library only) on two free ports, plain HTTP and TLS with a
-# self-signed certificate, and exports KILO_FAULT_URL and KILO_FAULT_TLS_URL.
+# Starts Service/fault_server.py (standard library only) on three free ports: plain HTTP; TLS with a
+# self-signed certificate, which no client should trust; and TLS with a certificate that a private CA
+# made at start-up has signed, for clients that trust that CA. Exports KILO_FAULT_URL,
+# KILO_FAULT_TLS_URL, KILO_TRUSTED_TLS_URL and KILO_TRUSTED_TLS_CA (the CA's certificate, in a temp
+# directory that kilo_stop_servers removes).
 kilo_start_fault_server() {
-    local port tls_port
+    local port tls_port trusted_port ca_dir
     port=$(kilo_free_port) || return 1
     tls_port=$(kilo_free_port) || return 1
     while [ "$tls_port" = "$port" ]; do
         tls_port=$(kilo_free_port) || return 1
     done
+    trusted_port=$(kilo_free_port) || return 1
+    while [ "$trusted_port" = "$port" ] || [ "$trusted_port" = "$tls_port" ]; do
+        trusted_port=$(kilo_free_port) || return 1
+    done
+    ca_dir=$(mktemp -d "${TMPDIR:-/tmp}/kilo-test-ca.XXXXXX") || return 1
+    KILO_SERVER_DIRS+=("$ca_dir")
     _kilo_start_server fault-server "$port" health \
-        python3 Service/fault_server.py --port "$port" --tls-port "$tls_port" || return 1
+        python3 Service/fault_server.py --port "$port" --tls-port "$tls_port" \
+        --trusted-tls-port "$trusted_port" --ca-file "$ca_dir/ca.pem" || return 1
     export KILO_FAULT_URL=$_KILO_STARTED_URL
     export KILO_FAULT_TLS_URL="https://127.0.0.1:$tls_port/"
+    export KILO_TRUSTED_TLS_URL="https://127.0.0.1:$trusted_port/"
+    export KILO_TRUSTED_TLS_CA="$ca_dir/ca.pem"
 }
 
 # Starts Service/sse_server.py (sse-starlette under uvicorn) on a free port and exports KILO_SSE_URL.
@@ -157,8 +171,54 @@ kilo_stop_servers() {
         wait "$pid" 2>/dev/null || true
     done
     rm -f ${KILO_SERVER_LOGS[@]+"${KILO_SERVER_LOGS[@]}"}
+    rm -rf ${KILO_SERVER_DIRS[@]+"${KILO_SERVER_DIRS[@]}"}
     KILO_SERVER_PIDS=()
     KILO_SERVER_LOGS=()
+    KILO_SERVER_DIRS=()
+}
+
+# URLSession on Linux (swift-corelibs-foundation 6.3.1) trusts only the CA file that libcurl was
+# built with: it reads no variable naming another (URLSessionCertificateAuthorityInfoFile is read on
+# Android only), nor does libcurl (CURL_CA_BUNDLE and SSL_CERT_FILE are the curl tool's), and it asks
+# no delegate about server trust. So, run as root on Linux, this sets KILO_TEST_CA_PREFIX to a
+# command prefix that runs its command in a private mount namespace (`unshare`) where a copy of that
+# file with KILO_TRUSTED_TLS_CA added is bind-mounted over it, with
+# KILO_TRUSTED_TLS_CA_IN_CURL_BUNDLE=1 set. The file on disk and every other process see no change.
+# Elsewhere the prefix is empty, says why, and URLSession's tests of KILO_TRUSTED_TLS_URL skip.
+# Call it after kilo_start_fault_server.
+KILO_TEST_CA_PREFIX=()
+kilo_trusting_test_ca() {
+    KILO_TEST_CA_PREFIX=()
+    local curl_ca bundle prefix
+    if [ "$(uname -s)" != Linux ] || [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null 2>&1; then
+        echo "note: URLSession will not trust KILO_TRUSTED_TLS_CA: that needs Linux, root and unshare" >&2
+        return 0
+    fi
+    if ! curl_ca=$(python3 - <<'PYTHON'
+import ctypes, ctypes.util, sys
+curl = ctypes.CDLL(ctypes.util.find_library("curl") or "libcurl.so.4")
+curl.curl_easy_init.restype = ctypes.c_void_p
+curl.curl_easy_getinfo.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+path = ctypes.c_char_p()
+if curl.curl_easy_getinfo(curl.curl_easy_init(), 0x100000 + 61, ctypes.byref(path)) != 0 or not path.value:
+    sys.exit("libcurl has no built-in CA file (CURLINFO_CAINFO)")
+print(path.value.decode())
+PYTHON
+    ) || [ ! -f "$curl_ca" ]; then
+        echo "note: URLSession will not trust KILO_TRUSTED_TLS_CA: libcurl's CA file was not found" >&2
+        return 0
+    fi
+    bundle="$(dirname "$KILO_TRUSTED_TLS_CA")/curl-ca-bundle.pem"
+    cat "$curl_ca" "$KILO_TRUSTED_TLS_CA" >"$bundle" || return 1
+    # shellcheck disable=SC2016 # expanded by the inner shell
+    prefix=(unshare --mount --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"'
+        kilo-test-ca "$bundle" "$curl_ca" env KILO_TRUSTED_TLS_CA_IN_CURL_BUNDLE=1)
+    if ! "${prefix[@]}" true 2>/dev/null; then
+        echo "note: URLSession will not trust KILO_TRUSTED_TLS_CA: unshare could not bind-mount $curl_ca" >&2
+        return 0
+    fi
+    # shellcheck disable=SC2034 # Scripts/test.sh reads it
+    KILO_TEST_CA_PREFIX=("${prefix[@]}")
 }
 
 # Installs the Python packages and starts every test server (httpbin, the sample service, the
@@ -174,5 +234,7 @@ kilo_start_test_servers() {
     echo "KILO_SAMPLE_URL=$KILO_SAMPLE_URL"
     echo "KILO_FAULT_URL=$KILO_FAULT_URL"
     echo "KILO_FAULT_TLS_URL=$KILO_FAULT_TLS_URL"
+    echo "KILO_TRUSTED_TLS_URL=$KILO_TRUSTED_TLS_URL"
+    echo "KILO_TRUSTED_TLS_CA=$KILO_TRUSTED_TLS_CA"
     echo "KILO_SSE_URL=$KILO_SSE_URL"
 }

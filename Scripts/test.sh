@@ -4,6 +4,9 @@
 # sessions (KILO_TEST_SESSION=owned); then the SwiftNIO transport package's
 # (Transports/KiloAsyncHTTPClient, whose first build takes several minutes), which runs the same
 # integration suite through that transport. Each package's memory checks run after it, alone.
+# Run as root on Linux, the root package's integration phases run in a private mount namespace
+# where URLSession trusts the fault server's private CA (kilo_trusting_test_ca in servers.sh);
+# elsewhere its tests through that CA skip, saying so.
 #
 #     bash Scripts/test.sh                                   # everything
 #     bash Scripts/test.sh --filter QueryEncoderTests        # root package only, with these arguments
@@ -19,15 +22,21 @@ source Scripts/servers.sh
 source Scripts/test-phases.sh
 
 kilo_start_test_servers
+# The root package's integration phases run where URLSession trusts the fault server's private CA
+# (see kilo_trusting_test_ca); the SwiftNIO package's trust it through its client's TLS configuration.
+kilo_trusting_test_ca
 
 # Tests that watch this process's resident memory run in phases of their own, one at a time, so
 # that no other test's allocations count against them. Their names end in `InBoundedMemory`.
 memory=InBoundedMemory
 if [ "$#" -gt 0 ]; then
-    kilo_run_phase "root package" swift test -Xswiftc -warnings-as-errors "$@"
+    kilo_run_phase "root package" ${KILO_TEST_CA_PREFIX[@]+"${KILO_TEST_CA_PREFIX[@]}"} \
+        swift test -Xswiftc -warnings-as-errors "$@"
 else
-    kilo_run_phase "root package" swift test -Xswiftc -warnings-as-errors --skip "$memory"
+    kilo_run_phase "root package" ${KILO_TEST_CA_PREFIX[@]+"${KILO_TEST_CA_PREFIX[@]}"} \
+        swift test -Xswiftc -warnings-as-errors --skip "$memory"
     kilo_run_phase "integration suite, KILO_TEST_SESSION=owned" \
+        ${KILO_TEST_CA_PREFIX[@]+"${KILO_TEST_CA_PREFIX[@]}"} \
         env KILO_TEST_SESSION=owned swift test -Xswiftc -warnings-as-errors --filter KiloIntegrationTests \
         --skip "$memory"
     kilo_run_phase "root package, memory checks one at a time" \

@@ -3,7 +3,7 @@
 
 Run it with:
 
-    python3 Service/fault_server.py --port 8081 [--tls-port 8443]
+    python3 Service/fault_server.py --port 8081 [--tls-port 8443] [--trusted-tls-port 8444 --ca-file F]
 
 It binds to 127.0.0.1 only and uses the Python standard library alone. It writes raw bytes to
 the socket, so it can fail in exact ways that a framework would not allow. Every response but
@@ -87,10 +87,11 @@ can check how many requests, retries included, reached the server.
                                           `P<i>=<S bytes>; Path=/` (P is `c`, S 16 by default) followed
                                           by A (such as `; Domain=com` or `; Secure`), and
                                           {"set": N}; for a cookie flood, as CVE-2022-32205's
-    *    /cookies/echo                    200, {"fields": f, "bytes": b, "names": [n...]}: how many
-                                          `Cookie` fields the request had, their total length, and
-                                          the names of the cookies in them, in order. Request heads
-                                          of up to 4 MiB are read for /cookies/ paths (64 KiB elsewhere)
+    *    /cookies/echo                    200, {"fields": f, "bytes": b, "names": [n...], "received": r}:
+                                          how many `Cookie` fields the request had, their total length,
+                                          the names of the cookies in them, in order, and the size of
+                                          the request body. Request heads of up to 4 MiB are read for
+                                          /cookies/ paths (64 KiB elsewhere)
 
     GET  /bomb?encoding=E&mb=M[&hold-after=H][&key=K]
                                           200 with `Content-Encoding: E` (gzip by default; also br and
@@ -132,6 +133,10 @@ reset (TCP RST) as soon as its client hello arrives.
 With `--tls-port P`, it also serves the same endpoints over HTTPS on 127.0.0.1:P with a
 self-signed certificate made at start-up (by `openssl`, or the `cryptography` package when
 `openssl` is missing), which no client should trust.
+
+With `--trusted-tls-port P --ca-file F`, it also serves them over HTTPS on 127.0.0.1:P with a
+certificate for 127.0.0.1 and localhost that a private CA made at start-up has signed, and writes
+that CA's certificate (not its key, which is thrown away) to F, for a test client to trust.
 """
 
 import argparse
@@ -462,7 +467,8 @@ class FaultHandler(socketserver.BaseRequestHandler):
             names = [pair.split("=", 1)[0].strip() for field in self.cookie_fields for pair in field.split(";")
                      if pair.strip()]
             self.respond(200, "OK", {"fields": len(self.cookie_fields),
-                                     "bytes": sum(len(field) for field in self.cookie_fields), "names": names})
+                                     "bytes": sum(len(field) for field in self.cookie_fields), "names": names,
+                                     "received": len(body)})
         else:
             self.respond(404, "Not Found", b"no such endpoint\n", "text/plain; charset=utf-8")
 
@@ -790,6 +796,88 @@ def make_certificate(directory):
     return cert, key
 
 
+def make_signed_certificate(directory, ca_file):
+    """Makes a private CA, writes its certificate to `ca_file`, and writes a certificate and key for
+    127.0.0.1 and localhost that it has signed; returns their paths. The CA's key stays in
+    `directory`, which the caller removes."""
+    cert, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+    if shutil.which("openssl"):
+        ca_key, request, extensions = (os.path.join(directory, name) for name in ("ca-key.pem", "req.pem", "ext.cnf"))
+        with open(extensions, "w") as file:
+            file.write("subjectAltName = IP:127.0.0.1, DNS:localhost\nbasicConstraints = CA:FALSE\n"
+                       "keyUsage = critical, digitalSignature, keyEncipherment\nextendedKeyUsage = serverAuth\n")
+        for command in (
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=Kilo test CA", "-days", "1",
+             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+             "-keyout", ca_key, "-out", ca_file],
+            ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", key, "-out", request],
+            ["x509", "-req", "-in", request, "-CA", ca_file, "-CAkey", ca_key, "-set_serial", str(os.getpid()),
+             "-days", "1", "-sha256", "-extfile", extensions, "-out", cert],
+        ):
+            subprocess.run(["openssl"] + command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return cert, key
+    try:
+        import datetime
+        import ipaddress
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import rsa
+        from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+    except ImportError:
+        sys.exit("--trusted-tls-port needs openssl or the cryptography package")
+    now = datetime.datetime.now(datetime.timezone.utc)
+
+    def issue(subject, issuer, public_key, signing_key, extensions):
+        builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(public_key)
+                   .serial_number(x509.random_serial_number()).not_valid_before(now)
+                   .not_valid_after(now + datetime.timedelta(days=1)))
+        for extension, critical in extensions:
+            builder = builder.add_extension(extension, critical=critical)
+        return builder.sign(signing_key, hashes.SHA256())
+
+    ca_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Kilo test CA")])
+    ca = issue(ca_name, ca_name, ca_key.public_key(), ca_key, [
+        (x509.BasicConstraints(ca=True, path_length=None), True),
+        (x509.KeyUsage(False, False, False, False, False, True, True, False, False), True),
+    ])
+    server_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    server = issue(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]), ca_name,
+                   server_key.public_key(), ca_key, [
+                       (x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+                                                     x509.DNSName("localhost")]), False),
+                       (x509.BasicConstraints(ca=False, path_length=None), True),
+                       (x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), False),
+                   ])
+    for path, data in ((ca_file, ca.public_bytes(serialization.Encoding.PEM)),
+                       (cert, server.public_bytes(serialization.Encoding.PEM)),
+                       (key, server_key.private_bytes(serialization.Encoding.PEM,
+                                                      serialization.PrivateFormat.TraditionalOpenSSL,
+                                                      serialization.NoEncryption()))):
+        with open(path, "wb") as file:
+            file.write(data)
+    return cert, key
+
+
+def serve_tls(port, make):
+    """Serves the fault endpoints over TLS on `port`, in a thread, with the certificate and key that
+    `make(directory)` writes."""
+    directory = tempfile.mkdtemp(prefix="kilo-fault-tls-")
+    try:
+        cert, key = make(directory)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)  # the context has loaded them
+
+    class Handler(TLSFaultHandler):
+        pass
+
+    Handler.context = context  # each listener its own certificate
+    tls_server = Server(("127.0.0.1", port), Handler)
+    threading.Thread(target=tls_server.serve_forever, daemon=True).start()
+
+
 def log(message):
     print(message, file=sys.stderr, flush=True)
 
@@ -798,23 +886,22 @@ def main():
     parser = argparse.ArgumentParser(description="Kilo's fault-injecting test server")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--tls-port", type=int)
+    parser.add_argument("--trusted-tls-port", type=int)
+    parser.add_argument("--ca-file", help="where --trusted-tls-port's CA certificate goes")
     arguments = parser.parse_args()
+    if arguments.trusted_tls_port and not arguments.ca_file:
+        parser.error("--trusted-tls-port needs --ca-file")
 
+    listeners = []
     if arguments.tls_port:
-        directory = tempfile.mkdtemp(prefix="kilo-fault-tls-")
-        try:
-            cert, key = make_certificate(directory)
-            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            context.load_cert_chain(cert, key)
-        finally:
-            shutil.rmtree(directory, ignore_errors=True)  # the context has loaded them
-        TLSFaultHandler.context = context
-        tls_server = Server(("127.0.0.1", arguments.tls_port), TLSFaultHandler)
-        threading.Thread(target=tls_server.serve_forever, daemon=True).start()
+        serve_tls(arguments.tls_port, make_certificate)
+        listeners.append("TLS on %d" % arguments.tls_port)
+    if arguments.trusted_tls_port:
+        serve_tls(arguments.trusted_tls_port, lambda directory: make_signed_certificate(directory, arguments.ca_file))
+        listeners.append("TLS with a private CA on %d" % arguments.trusted_tls_port)
 
     server = Server(("127.0.0.1", arguments.port), FaultHandler)
-    log("fault server on 127.0.0.1:%d%s" % (arguments.port,
-                                              ", TLS on %d" % arguments.tls_port if arguments.tls_port else ""))
+    log("fault server on 127.0.0.1:%d%s" % (arguments.port, "".join(", " + text for text in listeners)))
     try:
         server.serve_forever()
     except KeyboardInterrupt:

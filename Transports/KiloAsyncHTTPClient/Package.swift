@@ -52,6 +52,7 @@ let package = Package(
                 "KiloAsyncHTTPClient",
                 .product(name: "Kilo", package: "Kilo"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             exclude: [
                 // About URLSession itself: a proxy on URLSession.shared, as Kilo 3.x code makes.

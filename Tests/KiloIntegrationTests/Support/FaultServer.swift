@@ -13,6 +13,10 @@ enum FaultServer {
     /// The HTTPS listener, whose self-signed certificate no client should trust.
     static let tlsURL = baseURL(from: "KILO_FAULT_TLS_URL")
 
+    /// The HTTPS listener whose certificate, for 127.0.0.1 and localhost, a private CA signed: the
+    /// CA whose certificate is at `KILO_TRUSTED_TLS_CA`, which a client must be told to trust.
+    static let trustedTLSURL = baseURL(from: "KILO_TRUSTED_TLS_URL")
+
     /// A key no other test uses, so the server's count for it is this test's alone.
     ///
     /// - Parameter label: A readable prefix, shown in the server's log.
