@@ -26,6 +26,11 @@ kilo_start_test_servers
 # (see kilo_trusting_test_ca); the SwiftNIO package's trust it through its client's TLS configuration.
 kilo_trusting_test_ca
 
+# At most 16 tests run at once in a phase (Swift Testing's experimental setting): started all at
+# once, hundreds of tests keep the process's threads busy for seconds, and a request's timeout or
+# deadline can pass before it is even sent. A phase takes no longer for it.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-16}
+
 # Tests that watch this process's resident memory run in phases of their own, one at a time, so
 # that no other test's allocations count against them. Their names end in `InBoundedMemory`.
 memory=InBoundedMemory

@@ -18,7 +18,17 @@ enum Servers {
     static let sample = baseURL(from: "KILO_SAMPLE_URL")
 
     /// The one session every integration test shares: ephemeral, so nothing is cached on disk.
-    static let session = URLSession(configuration: .ephemeral)
+    static let session = URLSession(configuration: configuration)
+
+    /// An ephemeral configuration with room for every test's connections to a server at once.
+    /// With the default six per host, a request queues in the session behind other tests'
+    /// long transfers, and its deadline or timeout can pass before it reaches the server, which
+    /// tests that count what the server saw cannot tell from a request never sent.
+    static var configuration: URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 64
+        return configuration
+    }
 
     /// Makes a proxy for httpbin with the transport under test (see ``makeProxy(baseURL:)``).
     ///
@@ -36,7 +46,7 @@ enum Servers {
 
     /// The transport of every proxy when `KILO_TEST_SESSION` is `owned`: one with a session of
     /// its own, which on Linux delivers completions on the session's work queue.
-    static let owningTransport = URLSessionTransport(configuration: .ephemeral)
+    static let owningTransport = URLSessionTransport(configuration: configuration)
 
     /// Makes a proxy with the transport under test: a real URL session (the shared ``session``,
     /// or, when the environment sets `KILO_TEST_SESSION=owned`, a session of the transport's
