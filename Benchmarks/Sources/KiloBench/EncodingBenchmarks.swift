@@ -187,8 +187,8 @@ enum EncodingBenchmarks {
 struct CannedTransport: Transport {
     var response: TransportResponse
 
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
+    func stream(_ request: TransportRequest) async throws -> StreamedResponse {
         blackHole(request)
-        return response
+        return StreamedResponse(response)
     }
 }
