@@ -91,15 +91,12 @@ enum RequestBenchmarks {
         let url = baseURL.appendingPathComponent("json")
         let decoder = JSONCoding.makeDecoder()
 
-        // Every callback queue here has the default quality of service, the one at which raw
-        // completion handlers run (an Operation's default on the session's delegate queue).
+        // Kilo's callbacks arrive on its default callbackQueue, the main queue, and raw completion
+        // handlers hop there too.
         let proxy = WebServiceProxy(session: session, baseURL: baseURL)
-        proxy.callbackQueue = DispatchQueue(label: "kilo-bench.callbacks", qos: .default)
         // The same configuration, but a session of the proxy's own; it cannot share the others'
         // connections.
         let owningProxy = WebServiceProxy(configuration: makeConfiguration(), baseURL: baseURL)
-        owningProxy.callbackQueue = DispatchQueue(label: "kilo-bench.own-session-callbacks", qos: .default)
-        let rawQueue = DispatchQueue(label: "kilo-bench.raw-results", qos: .default)
 
         // One client for async-http-client used directly and for Kilo over AsyncHTTPClientTransport,
         // so both use the same connections: the transport's recommended configuration (which only
@@ -108,7 +105,6 @@ enum RequestBenchmarks {
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let client = HTTPClient(eventLoopGroup: eventLoops, configuration: makeClientConfiguration())
         let nioProxy = WebServiceProxy(baseURL: baseURL, transport: AsyncHTTPClientTransport(client: client))
-        nioProxy.callbackQueue = DispatchQueue(label: "kilo-bench.nio-callbacks", qos: .default)
 
         let rows: [RequestRow] = [
             // Raw code doing what Kilo's rows do (SameWork): async code as one writes it by hand
@@ -123,7 +119,7 @@ enum RequestBenchmarks {
                 blackHole(try decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
             },
             .callbacks(SameWork.getCallback) { completion in
-                rawDataTask(url: url, on: session, decoder: decoder, delivering: completion, on: rawQueue)
+                rawDataTask(url: url, on: session, decoder: decoder, delivering: completion, on: .main)
             },
             .tasks(SameWork.kiloAsync) {
                 let item: Item = try await proxy.invoke(.get, path: "json")
@@ -199,10 +195,7 @@ enum RequestBenchmarks {
         print("   raw builds the body with FormEncoder from typed arguments; Kilo takes the [String: Any] dictionary")
         let formLength = try FormEncoder().encode(Fixtures.typedArguments()).count
         let formProxy = WebServiceProxy(session: session, baseURL: baseURL)
-        formProxy.callbackQueue = DispatchQueue(label: "kilo-bench.form-callbacks", qos: .default)
         let formOwningProxy = WebServiceProxy(configuration: makeConfiguration(), baseURL: baseURL)
-        formOwningProxy.callbackQueue = DispatchQueue(label: "kilo-bench.form-own-session-callbacks", qos: .default)
-        let rawFormQueue = DispatchQueue(label: "kilo-bench.raw-form-results", qos: .default)
         /// What a raw form POST sends: the typical arguments, encoded by FormEncoder.
         @Sendable func formRequest() throws -> URLRequest {
             var request = URLRequest(url: url)
@@ -225,7 +218,7 @@ enum RequestBenchmarks {
             }
         }
         let formRows: [RequestRow] = (rawPOSTRows(
-            work: "form", session: session, resultQueue: rawFormQueue, request: formRequest, check: checkForm
+            work: "form", session: session, resultQueue: .main, request: formRequest, check: checkForm
         ) + [
             .tasks(SameWork.kiloAsync + ", form") { try await invokeForm(formProxy) },
             .callbacks(SameWork.kiloCallback + ", form") { invokeForm(formProxy, $0) },
@@ -248,11 +241,8 @@ enum RequestBenchmarks {
         let multipartLength = try MultipartEncoder().encode(["title": "benchmark upload", "file": .file(fileURL)]).count
         let multipartProxy = WebServiceProxy(session: session, baseURL: baseURL)
         multipartProxy.encoding = .multipartFormData
-        multipartProxy.callbackQueue = DispatchQueue(label: "kilo-bench.multipart-callbacks", qos: .default)
         let multipartOwningProxy = WebServiceProxy(configuration: makeConfiguration(), baseURL: baseURL)
         multipartOwningProxy.encoding = .multipartFormData
-        multipartOwningProxy.callbackQueue = DispatchQueue(label: "kilo-bench.multipart-own-session-callbacks", qos: .default)
-        let rawMultipartQueue = DispatchQueue(label: "kilo-bench.raw-multipart-results", qos: .default)
         /// What a raw multipart POST sends: a text field and the file, encoded by MultipartEncoder.
         @Sendable func multipartRequest() throws -> URLRequest {
             let encoder = MultipartEncoder()
@@ -282,7 +272,7 @@ enum RequestBenchmarks {
             }
         }
         let multipartRows: [RequestRow] = (rawPOSTRows(
-            work: "multipart", session: session, resultQueue: rawMultipartQueue, request: multipartRequest,
+            work: "multipart", session: session, resultQueue: .main, request: multipartRequest,
             check: checkMultipart
         ) + [
             .tasks(SameWork.kiloAsync + ", multipart") { try await invokeMultipart(multipartProxy) },

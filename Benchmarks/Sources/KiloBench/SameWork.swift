@@ -5,8 +5,8 @@
 ///   `dataTask(with:completionHandler:)`, its `URLRequest` built per request, then the status
 ///   checked and the body decoded;
 /// - Kilo callbacks, against a raw completion handler that checks and decodes on the session's
-///   delegate queue, then hands the result to a serial queue of its own, as Kilo's callbacks
-///   deliver theirs on a serial `callbackQueue`;
+///   delegate queue, then hands the result to the main queue, where Kilo's callbacks arrive by
+///   default (`callbackQueue`);
 /// - Kilo over `AsyncHTTPClientTransport`, async and callbacks, against async-http-client used
 ///   directly (`execute`, `collect`, `JSONDecoder`) on the same client.
 ///
@@ -32,9 +32,9 @@ enum SameWork {
         named("raw data(for:)", work)
     }
 
-    /// A raw completion handler whose result hops to a serial queue, for `work`.
+    /// A raw completion handler whose result hops to the main queue, for `work`.
     static func rawCallback(_ work: String = "") -> String {
-        named("raw dataTask, result hopped to a serial queue", work)
+        named("raw dataTask, result hopped to the main queue", work)
     }
 
     static let getAsync = rawAsync()
