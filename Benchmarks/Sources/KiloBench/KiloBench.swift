@@ -75,11 +75,11 @@ enum KiloBench {
             let cpu = Statistics.median(zip(result.cpuRatios, raw.cpuRatios).map { $0 / $1 })
             var line = String(format: "  %@ %@, %d in flight: %.2f× %@ (CPU/req %.2f×)",
                 ratio >= 0.95 ? "MET   " : "MISSED", result.name, result.lanes, ratio, references.raw, cpu)
-            if let name = references.dataFor,
-                let dataFor = requests.first(where: { $0.name == name && $0.lanes == result.lanes })
+            if let name = references.information,
+                let other = requests.first(where: { $0.name == name && $0.lanes == result.lanes })
             {
-                let info = Statistics.median(zip(result.ratios, dataFor.ratios).map { $0 / $1 })
-                line += String(format: "; %.2f× data(for:)", info)
+                let info = Statistics.median(zip(result.ratios, other.ratios).map { $0 / $1 })
+                line += String(format: "; %.2f× %@", info, name == SameWork.ahc ? "its async code" : "data(for:)")
             }
             print(line)
         }

@@ -140,14 +140,13 @@ enum RequestBenchmarks {
                 }
             },
             .tasks(SameWork.ahc) {
-                var request = HTTPClientRequest(url: url.absoluteString)
-                request.headers.add(name: "Accept", value: "application/json")
-                // No per-request deadline, like Kilo's requests without a timeoutInterval: both rely
-                // on the client's read timeout (a deadline schedules a timer per request).
-                let response = try await client.execute(request, deadline: .distantFuture)
-                let body = try await response.body.collect(upTo: 1 << 20)
-                guard response.status == .ok else { throw URLError(.badServerResponse) }
-                blackHole(try decoder.decode(Item.self, from: body).id)
+                try await ahcGet(url, on: client, decoder: decoder)
+            },
+            .callbacks(SameWork.ahcCallback) { completion in
+                Task {
+                    let result = await Result { try await ahcGet(url, on: client, decoder: decoder) }
+                    DispatchQueue.main.async { completion(result) }
+                }
             },
             .tasks(SameWork.nioAsync) {
                 let item: Item = try await nioProxy.invoke(.get, path: "json")
@@ -171,6 +170,19 @@ enum RequestBenchmarks {
         try await eventLoops.shutdownGracefully()
         printRequestTable(results)
         return results
+    }
+
+    /// `GET url` with async-http-client used directly: `execute`, `collect`, then the status
+    /// checked and the body decoded.
+    static func ahcGet(_ url: URL, on client: HTTPClient, decoder: JSONDecoder) async throws {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.headers.add(name: "Accept", value: "application/json")
+        // No per-request deadline, like Kilo's requests without a timeoutInterval: both rely
+        // on the client's read timeout (a deadline schedules a timer per request).
+        let response = try await client.execute(request, deadline: .distantFuture)
+        let body = try await response.body.collect(upTo: 1 << 20)
+        guard response.status == .ok else { throw URLError(.badServerResponse) }
+        blackHole(try decoder.decode(Item.self, from: body).id)
     }
 
     /// The configuration of the client that async-http-client's rows share: the transport's

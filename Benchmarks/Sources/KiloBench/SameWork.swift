@@ -7,8 +7,9 @@
 /// - Kilo callbacks, against a raw completion handler that checks and decodes on the session's
 ///   delegate queue, then hands the result to the main queue, where Kilo's callbacks arrive by
 ///   default (`callbackQueue`);
-/// - Kilo over `AsyncHTTPClientTransport`, async and callbacks, against async-http-client used
-///   directly (`execute`, `collect`, `JSONDecoder`) on the same client.
+/// - Kilo over `AsyncHTTPClientTransport`, async, against async-http-client used directly
+///   (`execute`, `collect`, `JSONDecoder`) on the same client; callbacks, against that code run
+///   in a `Task` whose result hops to the main queue (the ratio to the async code is printed too).
 ///
 /// The ratio to `URLSession.data(for:)` is printed too, for information: on Linux it completes
 /// inline on the session's work queue, a path no public API gives any other task, and it can
@@ -19,6 +20,7 @@ enum SameWork {
     static let ownAsync = "Kilo async, own session (init(configuration:))"
     static let ownCallback = "Kilo callbacks, own session (init(configuration:))"
     static let ahc = "async-http-client execute + JSONDecoder"
+    static let ahcCallback = "async-http-client execute + JSONDecoder in a Task, result hopped to the main queue"
     static let nioAsync = "Kilo async over AsyncHTTPClientTransport"
     static let nioCallback = "Kilo callbacks over AsyncHTTPClientTransport"
 
@@ -41,11 +43,14 @@ enum SameWork {
     static let getDataFor = rawDataFor()
     static let getCallback = rawCallback()
 
-    /// What a Kilo row is judged against: the raw row doing the same work, and `data(for:)`
-    /// doing it (for information); `nil` for a row that is not Kilo's.
-    static func references(of row: String) -> (raw: String, dataFor: String?)? {
-        if row == nioAsync || row == nioCallback {
-            return (ahc, nil)
+    /// What a Kilo row is judged against: the raw row doing the same work, and a row shown for
+    /// information (`data(for:)`, or async-http-client's async code); `nil` for a row that is
+    /// not Kilo's.
+    static func references(of row: String) -> (raw: String, information: String?)? {
+        switch row {
+        case nioAsync: return (ahc, nil)
+        case nioCallback: return (ahcCallback, ahc)
+        default: break
         }
         for work in ["", "form", "multipart"] {
             switch row {
