@@ -117,7 +117,14 @@ enum EncodingBenchmarks {
         let resolveNow = "experiment: URL(string:relativeTo:).absoluteURL + scheme/host checks, as resolve(_:) (baseline)"
         let baseURL = URL(string: "http://127.0.0.1:8080/api/")!
         let baseString = baseURL.absoluteString
+        let undeadlinedProxy = cannedProxy.withLimits { $0.deadline = nil }
         let laterRows = !experiments ? [] : [
+            // What the deadline's task (Deadline.run) costs Kilo's own work.
+            Row(name: "experiment: Kilo async invoke over an in-memory Transport, no deadline", baseline: rawWork,
+                operation: .async {
+                    let item: Item = try await undeadlinedProxy.invoke(.get, path: "json")
+                    return item.id
+                }),
             Row(name: resolveNow, operation: .sync {
                 guard let url = URL(string: "users/42", relativeTo: baseURL)?.absoluteURL,
                     let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",

@@ -79,12 +79,6 @@ enum Experiments {
                 let item: Item = try await SleepingDeadline.run(600) { try await undeadlinedProxy.invoke(.get, path: "json") }
                 blackHole(item.id)
             },
-            // What URLSessionTransport.makeTask's check of the session costs (URLSession.isInvalidated:
-            // a Mirror over the session's stored properties, on every request since Transport 2.0).
-            .tasks("experiment: raw async, after reading the session's invalidated field through Mirror") {
-                blackHole(isInvalidatedByMirror(session))
-                try await RequestBenchmarks.rawAsyncGet(url, on: session, decoder: decoder)
-            },
             // Where a lone callback request decodes: raw code that hands the undecoded response
             // to a serial queue and decodes there (as Kilo does for a lone request), against the
             // same-work row that decodes on the delegate queue, then hops.
@@ -232,19 +226,6 @@ extension Result where Failure == any Error {
             self = .failure(error)
         }
     }
-}
-
-/// `URLSession.isInvalidated` of KiloTransport (internal there): the session's private
-/// `invalidated` field, read through Mirror.
-func isInvalidatedByMirror(_ session: URLSession) -> Bool {
-    var mirror: Mirror? = Mirror(reflecting: session)
-    while let current = mirror {
-        if let field = current.children.first(where: { $0.label == "invalidated" }) {
-            return field.value as? Bool ?? false
-        }
-        mirror = current.superclassMirror
-    }
-    return false
 }
 
 /// A task delegate that does nothing but exist.
