@@ -61,6 +61,7 @@ let package = Package(
                 "BenchmarkSupport", .product(name: "Kilo", package: "Kilo"),
                 .product(name: "KiloAsyncHTTPClient", package: "KiloAsyncHTTPClient"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // Server-sent event parsing throughput, in memory: Kilo's parser, swift-openapi-runtime's,

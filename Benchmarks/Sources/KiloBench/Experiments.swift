@@ -10,13 +10,18 @@ import Synchronization
 
 /// Rows that explain Kilo's costs over URLSession, and prototypes of changes, built here from
 /// Kilo's public API so that their effect can be measured before anyone edits Sources/. Shown
-/// with `--experiments`.
+/// with `--experiments` (see Benchmarks/NOTES.md).
 enum Experiments {
-    static func getRows(session: URLSession, url: URL) -> [RequestRow] {
+    static func getRows(session: URLSession, url: URL, baseURL: URL) -> [RequestRow] {
         let decoder = JSONCoding.makeDecoder()
+        let transport = URLSessionTransport(session: session)
+        let proxy = WebServiceProxy(session: session, baseURL: baseURL)
+        // The same proxy without the per-request deadline (WebServiceProxy.Limits.deadline):
+        // what its task group and timer cost.
+        let undeadlinedProxy = proxy.withLimits { $0.deadline = nil }
         let noOpDelegate = NoOpTaskDelegate()
         // Sessions whose delegate queue runs completions on the session's work queue, as
-        // URLSessionTransport(configuration:) does on Linux.
+        // the sessions URLSessionTransport sends with on Linux do (its own, or a companion of yours).
         let inlineSession = URLSession(
             configuration: RequestBenchmarks.makeConfiguration(), delegate: nil, delegateQueue: InlineOperationQueue())
         let inlineDelegatedSession = URLSession(
@@ -58,6 +63,22 @@ enum Experiments {
         }
 
         return [
+            // Kilo's transport alone, without the facade (and without its deadline: send(_:)
+            // sets none for a request without one).
+            .tasks("experiment: URLSessionTransport(session:).send + JSONDecoder (no facade)") {
+                let response = try await transport.send(
+                    TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
+                guard response.isSuccess else { throw URLError(.badServerResponse) }
+                blackHole(try decoder.decode(Item.self, from: response.body).id)
+            },
+            .tasks("experiment: Kilo async, your session, no deadline (limits.deadline = nil)") {
+                let item: Item = try await undeadlinedProxy.invoke(.get, path: "json")
+                blackHole(item.id)
+            },
+            .tasks("experiment: Kilo async, your session, no deadline, in a task group with Task.sleep") {
+                let item: Item = try await SleepingDeadline.run(600) { try await undeadlinedProxy.invoke(.get, path: "json") }
+                blackHole(item.id)
+            },
             // Where a lone callback request decodes: raw code that hands the undecoded response
             // to a serial queue and decodes there (as Kilo does for a lone request), against the
             // same-work row that decodes on the delegate queue, then hops.
@@ -104,12 +125,12 @@ enum Experiments {
             ownSessionRow("experiment: the same, reading the same 64 KiB before each request", work: 0, touching: 64),
             // What running code of its own costs raw code per request: 64 to 512 cache lines (4 to
             // 32 KiB) of code, each line far from the last, before each request. With warm caches
-            // 512 lines take well under a microsecond (see Docs/Performance.md).
+            // 512 lines take well under a microsecond (see Benchmarks/NOTES.md).
             coldCodeRow(lines: 64),
             coldCodeRow(lines: 128),
             coldCodeRow(lines: 256),
             coldCodeRow(lines: 512),
-            // The cost of the task delegate that URLSessionTransport(session:) sets on Linux.
+            // The cost of a task delegate on a task with a completion handler.
             .callbacks("experiment: raw dataTask with a no-op task delegate") { completion in
                 let task = session.dataTask(with: plainRequest) { data, response, error in
                     completion(Result {
@@ -147,8 +168,18 @@ enum Experiments {
         let decoder = JSONCoding.makeDecoder()
         let transport = AsyncHTTPClientTransport(client: client)
         let proxy = WebServiceProxy(baseURL: baseURL, transport: transport)
+        let undeadlinedProxy = proxy.withLimits { $0.deadline = nil }
         let callbackQueue = DispatchQueue(label: "kilo-bench.experiment-nio-callbacks", qos: .default)
         return [
+            .tasks("experiment: Kilo async over AsyncHTTPClientTransport, no deadline (limits.deadline = nil)") {
+                let item: Item = try await undeadlinedProxy.invoke(.get, path: "json")
+                blackHole(item.id)
+            },
+            .tasks("experiment: Kilo async over AsyncHTTPClientTransport, no deadline, in a task group with Task.sleep") {
+                let item: Item = try await SleepingDeadline.run(600) { try await undeadlinedProxy.invoke(.get, path: "json") }
+                blackHole(item.id)
+            },
+
             // The reference row with a per-request deadline, as a caller with a timeout writes it.
             .tasks("experiment: async-http-client execute with a 30 s timeout + JSONDecoder") {
                 var request = HTTPClientRequest(url: url.absoluteString)
@@ -165,8 +196,8 @@ enum Experiments {
                 guard response.isSuccess else { throw URLError(.badServerResponse) }
                 blackHole(try decoder.decode(Item.self, from: response.body).id)
             },
-            // What Kilo's callback invoke does (WebServiceProxy.start): a Task that awaits the
-            // request, then a hop to the callback queue.
+            // What Kilo's callback invoke does (WebServiceProxy.start), without its RequestTask:
+            // a Task that awaits the request, then a hop to the callback queue.
             .callbacks("experiment: async invoke over AsyncHTTPClientTransport in a Task, then callbackQueue") { completion in
                 Task {
                     let result = await Result { () async throws -> Item in try await proxy.invoke(.get, path: "json") }
@@ -174,8 +205,8 @@ enum Experiments {
                 }
             },
             // Task.immediate (Swift 6.2) runs the request on the calling thread until it first
-            // suspends, which saves one hand-off to the pool; WebServiceProxy.start now does so
-            // for a lone callback request (Docs/Performance.md, change 12).
+            // suspends, which saves one hand-off to the pool (tried in Kilo before Transport 2.0;
+            // see Benchmarks/NOTES.md).
             .callbacks("experiment: async invoke over AsyncHTTPClientTransport in Task.immediate, then callbackQueue") { completion in
                 Task.immediate {
                     let result = await Result { () async throws -> Item in try await proxy.invoke(.get, path: "json") }
@@ -250,4 +281,24 @@ private func spin(microseconds: UInt64) {
     guard microseconds > 0 else { return }
     let end = DispatchTime.now().uptimeNanoseconds + microseconds * 1_000
     while DispatchTime.now().uptimeNanoseconds < end {}
+}
+
+/// `Deadline.run` as Transport 2.0 first had it: the operation and a `Task.sleep` as two children
+/// of a task group, the first to end deciding. The cancelled sleep kept about 700 B per request
+/// until its own deadline (Benchmarks/NOTES.md).
+enum SleepingDeadline {
+    static func run<T: Sendable>(_ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw LimitError.deadlineExceeded(after: seconds)
+            }
+            return value
+        }
+    }
 }

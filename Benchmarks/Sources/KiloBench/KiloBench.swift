@@ -64,24 +64,26 @@ enum KiloBench {
     private static func printVerdict(
         encoding: [String: Double], get: [RowResult], requests: [RowResult], memory: [MemoryBenchmark.Result]
     ) {
-        print("== Targets ==")
-        for result in requests where result.name.hasPrefix("Kilo ") && !result.name.contains("AsyncHTTPClientTransport") {
-            let ratio = result.medianRatio
-            print(String(format: "  %@ %@, %d in flight: %.2f× the raw URLSession baseline (target ≥ 0.95×)",
-                ratio >= 0.95 ? "MET   " : "MISSED", result.name, result.lanes, ratio))
-            if let rawName = SameWork.rawRow[result.name],
-                let raw = requests.first(where: { $0.name == rawName && $0.lanes == result.lanes })
+        print("== Targets: each Kilo row ≥ 0.95× raw code doing the same work (SameWork.swift), paired by round ==")
+        for result in requests {
+            guard let references = SameWork.references(of: result.name),
+                let raw = requests.first(where: { $0.name == references.raw && $0.lanes == result.lanes })
+            else { continue }
+            // Both ratios are over the same first-row trial of each round, so their quotient is
+            // this row's req/s over the reference row's in that round.
+            let ratio = Statistics.median(zip(result.ratios, raw.ratios).map { $0 / $1 })
+            let cpu = Statistics.median(zip(result.cpuRatios, raw.cpuRatios).map { $0 / $1 })
+            var line = String(format: "  %@ %@, %d in flight: %.2f× %@ (CPU/req %.2f×)",
+                ratio >= 0.95 ? "MET   " : "MISSED", result.name, result.lanes, ratio, references.raw, cpu)
+            if let name = references.information,
+                let other = requests.first(where: { $0.name == name && $0.lanes == result.lanes })
             {
-                // Both ratios are over the same baseline trial of each round, so their quotient is
-                // this row's req/s over the raw row's in that round.
-                let sameWork = Statistics.median(zip(result.ratios, raw.ratios).map { $0 / $1 })
-                let cpu = Statistics.median(zip(result.cpuRatios, raw.cpuRatios).map { $0 / $1 })
-                print(String(format: "         … and %.2f× raw code doing the same work (%@), CPU/req %.2f× (%@)",
-                    sameWork, rawName, cpu, sameWork >= 0.95 ? "≥ 0.95×" : "below 0.95×"))
+                let info = Statistics.median(zip(result.ratios, other.ratios).map { $0 / $1 })
+                line += String(format: "; %.2f× %@", info, name == SameWork.ahc ? "its async code" : "data(for:)")
             }
+            print(line)
         }
-        printNIOVerdict(get)
-        if let roundTrip = requests.first(where: { $0.name.contains("(baseline)") && $0.lanes == 1 })?.latency(0.5) {
+        if let roundTrip = get.first(where: { $0.name == SameWork.getAsync && $0.lanes == 1 })?.latency(0.5) {
             for (name, label) in [
                 ("QueryEncoder.encode, typed arguments", "QueryEncoder"),
                 ("[String: Any] → Argument, then QueryEncoder (what a GET invoke does)", "[String: Any] → Argument → query"),
@@ -90,7 +92,7 @@ enum KiloBench {
             ] {
                 if let cost = encoding[name] {
                     print("  INFO   \(label): \(Format.duration(cost)) = \(String(format: "%.1f", 100 * cost / roundTrip))% "
-                        + "of a loopback round trip (\(Format.duration(roundTrip)), raw URLSession GET, median)")
+                        + "of a loopback round trip (\(Format.duration(roundTrip)), raw async GET, median)")
                 }
             }
         }
@@ -128,27 +130,5 @@ enum KiloBench {
                 + "request more than raw, over at least 10,000 requests)")
         }
         print()
-    }
-
-    /// Kilo over AsyncHTTPClientTransport: at least 0.90× async-http-client used directly (the same
-    /// client, paired by round), and at least 5× raw URLSession with 16 and 64 requests in flight.
-    private static func printNIOVerdict(_ get: [RowResult]) {
-        for name in [RequestBenchmarks.nioAsyncRow, RequestBenchmarks.nioCallbackRow] {
-            for result in get where result.name == name {
-                if let direct = get.first(where: { $0.name == RequestBenchmarks.ahcRow && $0.lanes == result.lanes }) {
-                    // Both ratios are over the same baseline trial of each round, so their quotient is
-                    // this row's req/s over async-http-client's in that round.
-                    let ratio = Statistics.median(zip(result.ratios, direct.ratios).map { $0 / $1 })
-                    let cpu = Statistics.median(zip(result.cpuRatios, direct.cpuRatios).map { $0 / $1 })
-                    print(String(format: "  %@ %@, %d in flight: %.2f× async-http-client directly, CPU/req %.2f× (target ≥ 0.90×)",
-                        ratio >= 0.90 ? "MET   " : "MISSED", name, result.lanes, ratio, cpu))
-                }
-                if result.lanes >= 16, get.first?.name.contains("(baseline)") == true {
-                    let ratio = result.medianRatio
-                    print(String(format: "  %@ %@, %d in flight: %.2f× raw URLSession (target ≥ 5×)",
-                        ratio >= 5 ? "MET   " : "MISSED", name, result.lanes, ratio))
-                }
-            }
-        }
     }
 }

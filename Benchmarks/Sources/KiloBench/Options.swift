@@ -26,7 +26,7 @@ struct Options: Sendable {
     var rowFilter: String?
     /// Which numbers of requests in flight section b measures.
     var inFlight = [1, 16, 64]
-    /// Adds rows that prototype suggested changes to Kilo, outside Kilo (see Docs/Performance.md).
+    /// Adds rows that prototype suggested changes to Kilo, outside Kilo (see Benchmarks/NOTES.md).
     var experiments = false
 
     static let usage = """
@@ -41,7 +41,7 @@ struct Options: Sendable {
           --only TEXT          only rows whose name contains TEXT (or one of A|B|…), e.g. "Kilo async" (for profiling);
                                "=NAME" matches the whole name only
           --in-flight LIST     numbers of requests in flight, from 1,16,64 (default all three; section c1 has 1 and 16)
-          --experiments        add rows (sections a and b) that prototype changes suggested in Docs/Performance.md
+          --experiments        add rows (sections a and b) that explain costs and prototype changes (Benchmarks/NOTES.md)
         """
 
     static func parse(_ arguments: [String]) throws -> Options {

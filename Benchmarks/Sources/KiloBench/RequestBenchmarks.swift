@@ -85,28 +85,18 @@ enum RequestBenchmarks {
     static func get(_ options: Options, session: URLSession) async throws -> [RowResult] {
         let lanes16 = options.requestsPerLane[16]!, lanes64 = options.requestsPerLane[64]!
         print("== b. GET /json (201 B) decoded into a struct: \(options.rounds) interleaved rounds; per round \(options.sequentialRequests) sequential requests, 16 × \(lanes16) and 64 × \(lanes64) in flight ==")
-        print("   ratio = median over rounds of (row req/s ÷ baseline req/s in the same round); latencies pooled over all rounds;")
+        print("   ratio = median over rounds of (row req/s ÷ first row's req/s in the same round); latencies pooled over all rounds;")
         print("   CPU/req = this process's CPU time (all threads, user + system) per request; CPU ratio as ratio, lower is cheaper")
         let baseURL = options.baseURL
         let url = baseURL.appendingPathComponent("json")
         let decoder = JSONCoding.makeDecoder()
 
+        // Kilo's callbacks arrive on its default callbackQueue, the main queue, and raw completion
+        // handlers hop there too.
         let proxy = WebServiceProxy(session: session, baseURL: baseURL)
-        let transport = URLSessionTransport(session: session)
-        let serialProxy = WebServiceProxy(session: session, baseURL: baseURL)
-        // Every callback queue here has the default quality of service, the one at which the raw
-        // rows' completion handlers run (an Operation's default on the session's delegate queue).
-        // A queue made without one lets requests started from it run URLSession's work at no
-        // particular QoS, which slowed uploads by up to 10% (Docs/Performance.md).
-        serialProxy.callbackQueue = DispatchQueue(label: "kilo-bench.callbacks", qos: .default)
-        // The same configuration, but a session of the proxy's own, with Kilo's delegate (the
-        // mode that reports progress as bytes move); it cannot share the others' connections.
+        // The same configuration, but a session of the proxy's own; it cannot share the others'
+        // connections.
         let owningProxy = WebServiceProxy(configuration: makeConfiguration(), baseURL: baseURL)
-        owningProxy.callbackQueue = DispatchQueue(label: "kilo-bench.own-session-callbacks", qos: .default)
-        let concurrentProxy = WebServiceProxy(session: session, baseURL: baseURL)
-        concurrentProxy.callbackQueue = DispatchQueue(label: "kilo-bench.callbacks.concurrent", qos: .default, attributes: .concurrent)
-        let rawSerialQueue = DispatchQueue(label: "kilo-bench.raw-results", qos: .default)
-        let rawConcurrentQueue = DispatchQueue(label: "kilo-bench.raw-results.concurrent", qos: .default, attributes: .concurrent)
 
         // One client for async-http-client used directly and for Kilo over AsyncHTTPClientTransport,
         // so both use the same connections: the transport's recommended configuration (which only
@@ -115,89 +105,62 @@ enum RequestBenchmarks {
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let client = HTTPClient(eventLoopGroup: eventLoops, configuration: makeClientConfiguration())
         let nioProxy = WebServiceProxy(baseURL: baseURL, transport: AsyncHTTPClientTransport(client: client))
-        let nioCallbackProxy = WebServiceProxy(baseURL: baseURL, transport: AsyncHTTPClientTransport(client: client))
-        nioCallbackProxy.callbackQueue = DispatchQueue(label: "kilo-bench.nio-callbacks", qos: .default)
 
         let rows: [RequestRow] = [
-            .callbacks("URLSession dataTask + JSONDecoder (baseline)") { completion in
-                var request = URLRequest(url: url)
-                request.setValue("application/json", forHTTPHeaderField: "Accept")
-                session.dataTask(with: request) { data, response, error in
-                    completion(Result {
-                        blackHole(try decode(Item.self, data: data, response: response, error: error, decoder: decoder).id)
-                    })
-                }.resume()
+            // Raw code doing what Kilo's rows do (SameWork): async code as one writes it by hand
+            // on Linux, and completion handlers that hand the decoded result to a queue.
+            .tasks(SameWork.getAsync) {
+                try await rawAsyncGet(url, on: session, decoder: decoder)
             },
-            .tasks("URLSession data(for:) async + JSONDecoder (raw async)") {
+            .tasks(SameWork.getDataFor) {
                 var request = URLRequest(url: url)
                 request.setValue("application/json", forHTTPHeaderField: "Accept")
                 let (data, response) = try await session.data(for: request)
                 blackHole(try decode(Item.self, data: data, response: response, error: nil, decoder: decoder).id)
             },
-            // Raw code doing what Kilo's async and callback rows do: the async code one writes
-            // by hand on Linux (a URLRequest built per request), and completion handlers that
-            // hand the decoded result to a queue of the caller's, as Kilo's callbacks do.
-            .tasks(SameWork.getAsync) {
-                try await rawAsyncGet(url, on: session, decoder: decoder)
+            .callbacks(SameWork.getCallback) { completion in
+                rawDataTask(url: url, on: session, decoder: decoder, delivering: completion, on: .main)
             },
-            .callbacks(SameWork.getSerialCallback) { completion in
-                rawDataTask(url: url, on: session, decoder: decoder, delivering: completion, on: rawSerialQueue)
-            },
-            .callbacks(SameWork.getConcurrentCallback) { completion in
-                rawDataTask(url: url, on: session, decoder: decoder, delivering: completion, on: rawConcurrentQueue)
-            },
-            .tasks("KiloTransport URLSessionTransport.send + JSONDecoder (no facade)") {
-                let response = try await transport.send(
-                    TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
-                guard response.isSuccess else { throw URLError(.badServerResponse) }
-                blackHole(try decoder.decode(Item.self, from: response.body).id)
-            },
-            .tasks("Kilo async invoke") {
+            .tasks(SameWork.kiloAsync) {
                 let item: Item = try await proxy.invoke(.get, path: "json")
                 blackHole(item.id)
             },
-            .tasks("Kilo own-session (init(configuration:)) async invoke") {
+            .callbacks(SameWork.kiloCallback) { completion in
+                proxy.invoke(.get, path: "json") { (result: Result<Item, any Error>) in
+                    completion(result.map { blackHole($0.id) })
+                }
+            },
+            .tasks(SameWork.ownAsync) {
                 let item: Item = try await owningProxy.invoke(.get, path: "json")
                 blackHole(item.id)
             },
-            .callbacks("Kilo own-session (init(configuration:)) callback invoke, private serial callbackQueue") {
-                completion in
+            .callbacks(SameWork.ownCallback) { completion in
                 owningProxy.invoke(.get, path: "json") { (result: Result<Item, any Error>) in
                     completion(result.map { blackHole($0.id) })
                 }
             },
-            .callbacks("Kilo callback invoke, private serial callbackQueue") { completion in
-                serialProxy.invoke(.get, path: "json") { (result: Result<Item, any Error>) in
-                    completion(result.map { blackHole($0.id) })
+            .tasks(SameWork.ahc) {
+                try await ahcGet(url, on: client, decoder: decoder)
+            },
+            .callbacks(SameWork.ahcCallback) { completion in
+                Task {
+                    let result = await Result { try await ahcGet(url, on: client, decoder: decoder) }
+                    DispatchQueue.main.async { completion(result) }
                 }
             },
-            .callbacks("Kilo callback invoke, concurrent callbackQueue") { completion in
-                concurrentProxy.invoke(.get, path: "json") { (result: Result<Item, any Error>) in
-                    completion(result.map { blackHole($0.id) })
-                }
-            },
-            .tasks(ahcRow) {
-                var request = HTTPClientRequest(url: url.absoluteString)
-                request.headers.add(name: "Accept", value: "application/json")
-                // No per-request deadline, like Kilo's requests without a timeoutInterval: both rely
-                // on the client's read timeout (a deadline schedules a timer per request).
-                let response = try await client.execute(request, deadline: .distantFuture)
-                let body = try await response.body.collect(upTo: 1 << 20)
-                guard response.status == .ok else { throw URLError(.badServerResponse) }
-                blackHole(try decoder.decode(Item.self, from: body).id)
-            },
-            .tasks(nioAsyncRow) {
+            .tasks(SameWork.nioAsync) {
                 let item: Item = try await nioProxy.invoke(.get, path: "json")
                 blackHole(item.id)
             },
-            .callbacks(nioCallbackRow) { completion in
-                nioCallbackProxy.invoke(.get, path: "json") { (result: Result<Item, any Error>) in
+            .callbacks(SameWork.nioCallback) { completion in
+                nioProxy.invoke(.get, path: "json") { (result: Result<Item, any Error>) in
                     completion(result.map { blackHole($0.id) })
                 }
             },
         ]
         let experimentRows = options.experiments
-            ? Experiments.getRows(session: session, url: url) + Experiments.nioRows(client: client, baseURL: baseURL, url: url)
+            ? Experiments.getRows(session: session, url: url, baseURL: baseURL)
+                + Experiments.nioRows(client: client, baseURL: baseURL, url: url)
             : []
         let selected = (rows + experimentRows).filter { options.includes($0.name) }
 
@@ -209,10 +172,18 @@ enum RequestBenchmarks {
         return results
     }
 
-    /// Section b's rows that the NIO targets judge, and the row they are judged against.
-    static let ahcRow = "async-http-client execute + JSONDecoder (server-side reference)"
-    static let nioAsyncRow = "Kilo async invoke over AsyncHTTPClientTransport"
-    static let nioCallbackRow = "Kilo callback invoke over AsyncHTTPClientTransport, private serial callbackQueue"
+    /// `GET url` with async-http-client used directly: `execute`, `collect`, then the status
+    /// checked and the body decoded.
+    static func ahcGet(_ url: URL, on client: HTTPClient, decoder: JSONDecoder) async throws {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.headers.add(name: "Accept", value: "application/json")
+        // No per-request deadline, like Kilo's requests without a timeoutInterval: both rely
+        // on the client's read timeout (a deadline schedules a timer per request).
+        let response = try await client.execute(request, deadline: .distantFuture)
+        let body = try await response.body.collect(upTo: 1 << 20)
+        guard response.status == .ok else { throw URLError(.badServerResponse) }
+        blackHole(try decoder.decode(Item.self, from: body).id)
+    }
 
     /// The configuration of the client that async-http-client's rows share: the transport's
     /// recommended one, with up to 64 HTTP/1.1 connections to the server.
@@ -236,11 +207,7 @@ enum RequestBenchmarks {
         print("   raw builds the body with FormEncoder from typed arguments; Kilo takes the [String: Any] dictionary")
         let formLength = try FormEncoder().encode(Fixtures.typedArguments()).count
         let formProxy = WebServiceProxy(session: session, baseURL: baseURL)
-        let formCallbackProxy = WebServiceProxy(session: session, baseURL: baseURL)
-        formCallbackProxy.callbackQueue = DispatchQueue(label: "kilo-bench.form-callbacks", qos: .default)
         let formOwningProxy = WebServiceProxy(configuration: makeConfiguration(), baseURL: baseURL)
-        formOwningProxy.callbackQueue = DispatchQueue(label: "kilo-bench.form-own-session-callbacks", qos: .default)
-        let rawFormQueue = DispatchQueue(label: "kilo-bench.raw-form-results", qos: .default)
         /// What a raw form POST sends: the typical arguments, encoded by FormEncoder.
         @Sendable func formRequest() throws -> URLRequest {
             var request = URLRequest(url: url)
@@ -253,32 +220,22 @@ enum RequestBenchmarks {
         @Sendable func checkForm(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) throws {
             try check(decode(Received.self, data: data, response: response, error: error, decoder: decoder), expected: formLength)
         }
+        @Sendable func invokeForm(_ proxy: WebServiceProxy) async throws {
+            let received: Received = try await proxy.invoke(.post, path: "discard", arguments: Fixtures.arguments())
+            try check(received, expected: formLength)
+        }
+        @Sendable func invokeForm(_ proxy: WebServiceProxy, _ completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+            proxy.invoke(.post, path: "discard", arguments: Fixtures.arguments()) { (result: Result<Received, any Error>) in
+                completion(Result { try check(result.get(), expected: formLength) })
+            }
+        }
         let formRows: [RequestRow] = (rawPOSTRows(
-            names: ("URLSession dataTask, FormEncoder body (baseline)", SameWork.formAsync, SameWork.formCallback),
-            session: session, resultQueue: rawFormQueue, request: formRequest, check: checkForm
+            work: "form", session: session, resultQueue: .main, request: formRequest, check: checkForm
         ) + [
-            .tasks("Kilo async invoke, form") {
-                let received: Received = try await formProxy.invoke(.post, path: "discard", arguments: Fixtures.arguments())
-                try check(received, expected: formLength)
-            },
-            .callbacks("Kilo callback invoke, form, private serial callbackQueue") { completion in
-                formCallbackProxy.invoke(.post, path: "discard", arguments: Fixtures.arguments()) {
-                    (result: Result<Received, any Error>) in
-                    completion(Result { try check(result.get(), expected: formLength) })
-                }
-            },
-            .tasks("Kilo own-session (init(configuration:)) async invoke, form") {
-                let received: Received = try await formOwningProxy.invoke(
-                    .post, path: "discard", arguments: Fixtures.arguments())
-                try check(received, expected: formLength)
-            },
-            .callbacks("Kilo own-session (init(configuration:)) callback invoke, form, private serial callbackQueue") {
-                completion in
-                formOwningProxy.invoke(.post, path: "discard", arguments: Fixtures.arguments()) {
-                    (result: Result<Received, any Error>) in
-                    completion(Result { try check(result.get(), expected: formLength) })
-                }
-            },
+            .tasks(SameWork.kiloAsync + ", form") { try await invokeForm(formProxy) },
+            .callbacks(SameWork.kiloCallback + ", form") { invokeForm(formProxy, $0) },
+            .tasks(SameWork.ownAsync + ", form") { try await invokeForm(formOwningProxy) },
+            .callbacks(SameWork.ownCallback + ", form") { invokeForm(formOwningProxy, $0) },
         ]).filter { options.includes($0.name) }
         let formModes = [(1, options.sequentialRequests), (16, lanes16)].filter { options.inFlight.contains($0.0) }
         let formResults = await compare(formRows, modes: formModes, rounds: options.rounds)
@@ -296,13 +253,8 @@ enum RequestBenchmarks {
         let multipartLength = try MultipartEncoder().encode(["title": "benchmark upload", "file": .file(fileURL)]).count
         let multipartProxy = WebServiceProxy(session: session, baseURL: baseURL)
         multipartProxy.encoding = .multipartFormData
-        let multipartCallbackProxy = WebServiceProxy(session: session, baseURL: baseURL)
-        multipartCallbackProxy.encoding = .multipartFormData
-        multipartCallbackProxy.callbackQueue = DispatchQueue(label: "kilo-bench.multipart-callbacks", qos: .default)
         let multipartOwningProxy = WebServiceProxy(configuration: makeConfiguration(), baseURL: baseURL)
         multipartOwningProxy.encoding = .multipartFormData
-        multipartOwningProxy.callbackQueue = DispatchQueue(label: "kilo-bench.multipart-own-session-callbacks", qos: .default)
-        let rawMultipartQueue = DispatchQueue(label: "kilo-bench.raw-multipart-results", qos: .default)
         /// What a raw multipart POST sends: a text field and the file, encoded by MultipartEncoder.
         @Sendable func multipartRequest() throws -> URLRequest {
             let encoder = MultipartEncoder()
@@ -318,35 +270,27 @@ enum RequestBenchmarks {
                 decode(Received.self, data: data, response: response, error: error, decoder: decoder),
                 expected: multipartLength)
         }
+        @Sendable func invokeMultipart(_ proxy: WebServiceProxy) async throws {
+            let received: Received = try await proxy.invoke(
+                .post, path: "discard", arguments: ["title": "benchmark upload", "file": fileURL])
+            try check(received, expected: multipartLength)
+        }
+        @Sendable func invokeMultipart(
+            _ proxy: WebServiceProxy, _ completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+        ) {
+            proxy.invoke(.post, path: "discard", arguments: ["title": "benchmark upload", "file": fileURL]) {
+                (result: Result<Received, any Error>) in
+                completion(Result { try check(result.get(), expected: multipartLength) })
+            }
+        }
         let multipartRows: [RequestRow] = (rawPOSTRows(
-            names: ("URLSession dataTask, MultipartEncoder body (baseline)", SameWork.multipartAsync, SameWork.multipartCallback),
-            session: session, resultQueue: rawMultipartQueue, request: multipartRequest, check: checkMultipart
+            work: "multipart", session: session, resultQueue: .main, request: multipartRequest,
+            check: checkMultipart
         ) + [
-            .tasks("Kilo async invoke, multipart") {
-                let received: Received = try await multipartProxy.invoke(
-                    .post, path: "discard", arguments: ["title": "benchmark upload", "file": fileURL])
-                try check(received, expected: multipartLength)
-            },
-            .callbacks("Kilo callback invoke, multipart, private serial callbackQueue") { completion in
-                multipartCallbackProxy.invoke(
-                    .post, path: "discard", arguments: ["title": "benchmark upload", "file": fileURL]
-                ) { (result: Result<Received, any Error>) in
-                    completion(Result { try check(result.get(), expected: multipartLength) })
-                }
-            },
-            .tasks("Kilo own-session (init(configuration:)) async invoke, multipart") {
-                let received: Received = try await multipartOwningProxy.invoke(
-                    .post, path: "discard", arguments: ["title": "benchmark upload", "file": fileURL])
-                try check(received, expected: multipartLength)
-            },
-            .callbacks("Kilo own-session (init(configuration:)) callback invoke, multipart, private serial callbackQueue") {
-                completion in
-                multipartOwningProxy.invoke(
-                    .post, path: "discard", arguments: ["title": "benchmark upload", "file": fileURL]
-                ) { (result: Result<Received, any Error>) in
-                    completion(Result { try check(result.get(), expected: multipartLength) })
-                }
-            },
+            .tasks(SameWork.kiloAsync + ", multipart") { try await invokeMultipart(multipartProxy) },
+            .callbacks(SameWork.kiloCallback + ", multipart") { invokeMultipart(multipartProxy, $0) },
+            .tasks(SameWork.ownAsync + ", multipart") { try await invokeMultipart(multipartOwningProxy) },
+            .callbacks(SameWork.ownCallback + ", multipart") { invokeMultipart(multipartOwningProxy, $0) },
         ]).filter { options.includes($0.name) }
         let multipartResults = await compare(
             multipartRows, modes: [(1, options.multipartRequests)], rounds: options.rounds)
@@ -354,34 +298,34 @@ enum RequestBenchmarks {
         return formResults + multipartResults
     }
 
-    /// A POST's raw rows: the baseline, a completion handler that checks the response and starts
-    /// the next request on the session's delegate queue; raw async code; and a completion handler
-    /// that hands its result to `resultQueue`, as Kilo's callbacks deliver theirs.
+    /// A POST's raw rows, named for `work` as SameWork names them: raw async code (a
+    /// continuation around `dataTask`), `data(for:)`, and a completion handler that checks the
+    /// response and hands its result to `resultQueue`, as Kilo's callbacks deliver theirs.
     private static func rawPOSTRows(
-        names: (baseline: String, async: String, callback: String),
+        work: String,
         session: URLSession,
         resultQueue: DispatchQueue,
         request: @escaping @Sendable () throws -> URLRequest,
         check: @escaping @Sendable (Data?, URLResponse?, (any Error)?) throws -> Void
     ) -> [RequestRow] {
-        /// Sends the request, and gives `deliver` the checked outcome on the delegate queue.
-        @Sendable func send(_ deliver: @escaping @Sendable (Result<Void, any Error>) -> Void) {
-            do {
-                session.dataTask(with: try request()) { data, response, error in
-                    deliver(Result { try check(data, response, error) })
-                }.resume()
-            } catch {
-                deliver(.failure(error))
-            }
-        }
-        return [
-            .callbacks(names.baseline) { completion in send(completion) },
-            .tasks(names.async) {
+        [
+            .tasks(SameWork.rawAsync(work)) {
                 let (data, response) = try await data(for: try request(), on: session)
                 try check(data, response, nil)
             },
-            .callbacks(names.callback) { completion in
-                send { result in resultQueue.async { completion(result) } }
+            .tasks(SameWork.rawDataFor(work)) {
+                let (data, response) = try await session.data(for: try request())
+                try check(data, response, nil)
+            },
+            .callbacks(SameWork.rawCallback(work)) { completion in
+                do {
+                    session.dataTask(with: try request()) { data, response, error in
+                        let result = Result { try check(data, response, error) }
+                        resultQueue.async { completion(result) }
+                    }.resume()
+                } catch {
+                    resultQueue.async { completion(.failure(error)) }
+                }
             },
         ]
     }

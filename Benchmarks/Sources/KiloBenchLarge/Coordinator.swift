@@ -293,13 +293,13 @@ enum Coordinator {
                 print(String(format: "  INFO   %@: %.2f× %@", row.label, ratio, other.label))
             }
         }
-        for row in rows where row.isLimit {
+        for row in rows where row.isLimit && !row.isRaw {
             guard let all = results[row]?.values, !all.isEmpty else { continue }
             let peak = all.map(\.peakResident).max()!
             print(String(format: "  %@ %@: peak RSS %@ at most, over %d runs (target < 160 MiB)",
                 peak < refusedPeakResidentTarget ? "MET   " : "MISSED", row.label, Format.mib(peak), all.count))
         }
-        for row in rows where !row.isKilo && !row.isLimit {
+        for row in rows where !row.isKilo && (!row.isLimit || row.isRaw) {
             guard let all = results[row]?.values, !all.isEmpty else { continue }
             let ratio = row.isBaseline ? nil : ratio(row, results)
             print("  INFO   \(row.label): peak RSS \(Format.mib(all.map(\.peakResident).max()!))"

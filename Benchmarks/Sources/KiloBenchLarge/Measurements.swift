@@ -3,6 +3,7 @@ import BenchmarkSupport
 import Foundation
 import Kilo
 import KiloAsyncHTTPClient
+import NIOCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -107,6 +108,8 @@ enum Child {
                 client: ProxyClient(options.row),
                 options
             )
+        case .rawLimitBombNIO:
+            (span, settle) = try await rawRefuse(path: "bomb?mib=\(size >> 20)", options)
         case .limitPlainSession, .limitPlainOwn, .limitPlainNIO:
             bytes = 2 * size
             (span, settle) = try await refuse(
@@ -438,6 +441,38 @@ enum Child {
             return (span, settle)
         } catch {
             try? await close()
+            throw error
+        }
+    }
+
+    /// What `refuse` does over `AsyncHTTPClientTransport`, done with async-http-client alone on
+    /// the transport's recommended configuration: the body's chunks counted and dropped until
+    /// they pass Kilo's default limit, then a small request on the same client.
+    private static func rawRefuse(path: String, _ options: ChildOptions) async throws -> (Span, Double) {
+        let client = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+            configuration: AsyncHTTPClientTransport.recommendedConfiguration
+        )
+        let limit = WebServiceProxy.Limits().maximumBodySize ?? 0
+        do {
+            let span = try await timed {
+                let request = HTTPClientRequest(url: options.bombURL.absoluteString + path)
+                let response = try await client.execute(request, deadline: .distantFuture)
+                var received = 0
+                for try await chunk in response.body {
+                    received += chunk.readableBytes
+                    if received > limit { return }
+                }
+                throw BenchError("\(path): \(received) bytes, no more than the limit")
+            }
+            let start = now()
+            let small = HTTPClientRequest(url: options.baseURL.appendingPathComponent("json").absoluteString)
+            _ = try await client.execute(small, deadline: .distantFuture).body.collect(upTo: 1 << 20)
+            let settle = seconds(from: start, to: now())
+            try await client.shutdown()
+            return (span, settle)
+        } catch {
+            try? await client.shutdown()
             throw error
         }
     }

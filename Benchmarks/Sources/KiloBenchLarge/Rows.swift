@@ -20,6 +20,7 @@ enum Row: String, CaseIterable, Sendable {
     case limitPlainSession = "limit-plain-session"
     case limitPlainOwn = "limit-plain-own"
     case limitPlainNIO = "limit-plain-nio"
+    case rawLimitBombNIO = "raw-limit-bomb-nio"
     // Prototypes of changes to Kilo, built here from Kilo's public API (--prototypes).
     case protoUploadSendfile = "proto-upload-sendfile"
     case protoUploadStream = "proto-upload-stream"
@@ -38,7 +39,8 @@ enum Row: String, CaseIterable, Sendable {
             return .upload
         case .rawDownload, .kiloDownloadSession, .kiloDownloadOwn, .kiloDownloadNIO:
             return .download
-        case .limitBombSession, .limitBombOwn, .limitBombNIO, .limitPlainSession, .limitPlainOwn, .limitPlainNIO:
+        case .limitBombSession, .limitBombOwn, .limitBombNIO, .limitPlainSession, .limitPlainOwn, .limitPlainNIO,
+            .rawLimitBombNIO:
             return .limit
         case .encodeKilo, .encodeSendfile:
             return .write
@@ -63,6 +65,7 @@ enum Row: String, CaseIterable, Sendable {
         case .limitPlainSession: return "plain body of twice the size, default limits, init(session:)"
         case .limitPlainOwn: return "plain body of twice the size, default limits, init(configuration:)"
         case .limitPlainNIO: return "plain body of twice the size, default limits, AsyncHTTPClientTransport"
+        case .rawLimitBombNIO: return "gzip bomb, async-http-client alone, its body read and dropped up to the limit"
         case .protoUploadSendfile: return "prototype: body file by sendfile(2), no fsync, + URLSessionTransport"
         case .protoUploadStream: return "prototype: no body file, httpBodyStream of the pre-built body (chunked)"
         case .protoUploadMultipartStream: return "prototype: no body file, multipart InputStream made on the fly (chunked)"
@@ -73,6 +76,7 @@ enum Row: String, CaseIterable, Sendable {
 
     var isBaseline: Bool { self == .rawUploadMultipart || self == .rawDownload }
     var isKilo: Bool { rawValue.hasPrefix("kilo-") }
+    var isRaw: Bool { rawValue.hasPrefix("raw-") }
     var isLimit: Bool { group == .limit }
     var isPrototype: Bool { rawValue.hasPrefix("proto-") || rawValue.hasPrefix("encode-") }
 
