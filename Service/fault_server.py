@@ -212,7 +212,11 @@ class FaultHandler(socketserver.BaseRequestHandler):
         data = self.request.recv(CHUNK)
         if not data:
             raise Disconnected()
-        if not self.buffer and data.startswith(TLS_HANDSHAKE) and not isinstance(self.request, ssl.SSLSocket):
+        # Only a connection's first bytes can be a client hello: a request body may begin with
+        # the same two bytes, and arrive once the head has been taken from an empty buffer.
+        is_first = not getattr(self, "has_received", False)
+        self.has_received = True
+        if is_first and data.startswith(TLS_HANDSHAKE) and not isinstance(self.request, ssl.SSLSocket):
             self.reset()  # a TLS client on the plain port
             raise Disconnected()
         self.buffer += data
