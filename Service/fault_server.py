@@ -205,6 +205,7 @@ class FaultHandler(socketserver.BaseRequestHandler):
     def setup(self):
         self.buffer = b""
         self.early_count = None  # /flaky-early's count, taken before the body is read
+        self.has_received = False  # whether any byte has arrived on the connection
 
     # Reading the request
 
@@ -214,7 +215,7 @@ class FaultHandler(socketserver.BaseRequestHandler):
             raise Disconnected()
         # Only a connection's first bytes can be a client hello: a request body may begin with
         # the same two bytes, and arrive once the head has been taken from an empty buffer.
-        is_first = not getattr(self, "has_received", False)
+        is_first = not self.has_received
         self.has_received = True
         if is_first and data.startswith(TLS_HANDSHAKE) and not isinstance(self.request, ssl.SSLSocket):
             self.reset()  # a TLS client on the plain port
