@@ -122,13 +122,7 @@ struct StreamedBody: AsyncSequence, Sendable {
             if sent == 0 {
                 body.started.withLockedValue { $0 = true }
             }
-            guard sent < body.size else {
-                if case .file(let url) = body.source, try await Self.size(of: url) != body.size {
-                    // It grew: what was sent is the length announced, and the caller learns.
-                    throw RequestError.bodyFileChanged(url.path)
-                }
-                return nil
-            }
+            guard sent < body.size else { return nil }
             let count = Int(Swift.min(Int64(StreamedBody.chunkSize), body.size - sent))
             let chunk: ByteBuffer
             switch body.source {
@@ -140,6 +134,12 @@ struct StreamedBody: AsyncSequence, Sendable {
                 let read = try await NIOThreadPool.singleton.runIfActive { try reader.read(upToCount: count) }
                 guard !read.isEmpty else {
                     // It shrank: the request cannot carry the length it announced.
+                    throw RequestError.bodyFileChanged(url.path)
+                }
+                // Whether it grew is asked before its last chunk goes, not after: the body must
+                // end as soon as its last byte is sent, since a server may answer and close the
+                // connection then, and the client fails a request whose body has not ended.
+                if sent + Int64(read.count) == body.size, try await Self.size(of: url) != body.size {
                     throw RequestError.bodyFileChanged(url.path)
                 }
                 chunk = ByteBuffer(data: read)
