@@ -7,6 +7,13 @@ import Testing
 /// way to smuggle one through the transport), and the caller learns that the file changed.
 @Suite(.enabled(if: FaultServer.url != nil, "needs KILO_FAULT_URL (run Scripts/test.sh)"))
 struct ChangingFileBodyTests {
+    /// Whether the transport under test is `URLSession` on Linux.
+    #if !KILO_ASYNC_HTTP_CLIENT && canImport(FoundationNetworking)
+        private static let isLinuxURLSession = true
+    #else
+        private static let isLinuxURLSession = false
+    #endif
+
     private struct Read: Decodable {
         var received: Int
         var extra: Int
@@ -74,7 +81,10 @@ struct ChangingFileBodyTests {
         #endif
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    /// Not over Linux's `URLSession`, where the session itself can crash the process reading a
+    /// file that shrinks under it (`_BodyFileSource.readNextChunk` → `_EasyHandle._PauseState`,
+    /// `try!` on libcurl's error 43; seen once in five clean-clone CI runs; Docs/Linux.md).
+    @Test(.timeLimit(.minutes(1)), .disabled(if: Self.isLinuxURLSession, "Linux's URLSession can crash on it"))
     func aFileThatShrinksWhileItIsSentFailsAtOnce() async throws {
         let (outcome, path, _, afterChange) = try await send { handle in
             try handle.truncate(atOffset: 1 << 20)
