@@ -368,16 +368,17 @@ struct AsyncHTTPClientTransportTests {
 
     /// Through a client that follows redirects itself (`HTTPClient.shared`) and one that leaves
     /// them to the transport, with a body from memory and one from a file.
+    ///
+    /// The fault server reads the body before it redirects. httpbin under gunicorn answers at
+    /// once, reads at most 64 KiB more of a body it did not want, and then closes the connection
+    /// unread, which resets it: a client still busy sending may lose the redirect with the reset,
+    /// as TCP has it, whatever the client.
     @Test(arguments: [307, 308], [false, true])
     func aPostRedirectedBy307Or308KeepsMethodAndBody(status: Int, throughSharedClient: Bool) async throws {
         let directory = try TemporaryDirectory()
         let data = fixtureBytes(count: 700_001, seed: UInt64(status))
         let file = try directory.write(data, named: "upload.bin")
-        let target = try LiveServers.url(LiveServers.fault, "echo")
-        let url = try LiveServers.url(
-            LiveServers.httpbin,
-            "redirect-to?status_code=\(status)&url=\(target.absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
-        )
+        let url = try LiveServers.url(LiveServers.fault, "redirect-to?code=\(status)&url=%2Fecho")
         let transport = throughSharedClient ? AsyncHTTPClientTransport() : transport
         for body in [TransportRequest.Body.data(data), .file(file)] {
             let response = try await transport.send(TransportRequest(method: .post, url: url, body: body))
