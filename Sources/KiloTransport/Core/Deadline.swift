@@ -6,9 +6,9 @@ package enum Deadline {
     /// Runs `operation`, cancelling it and throwing ``LimitError/deadlineExceeded(after:)`` once
     /// `seconds` have passed, or runs it as it is for `nil`.
     ///
-    /// The operation runs in a task of its own, which one timer shared by every deadline in
-    /// flight cancels when its time comes; a deadline that is not reached costs a lock and a
-    /// dictionary entry. (A `Task.sleep` in a task group beside the operation kept about 700
+    /// The operation runs in a task of its own, begun in the caller's thread, which one timer
+    /// shared by every deadline in flight cancels when its time comes; a deadline that is not
+    /// reached costs a lock and a dictionary entry. (A `Task.sleep` in a task group beside the operation kept about 700
     /// bytes per request for the whole 10 minutes of the default deadline, even once
     /// cancelled, and a dispatch timer of each request's own cost about a quarter more CPU per
     /// request over SwiftNIO: Benchmarks/NOTES.md.)
@@ -21,7 +21,7 @@ package enum Deadline {
         _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         guard let seconds else { return try await operation() }
-        let work = Task { try await operation() }
+        let work = start(operation)
         let hasExpired = Locked(false)
         let entry = Timer.shared.add(at: .now() + .nanoseconds(Int(clamping: nanoseconds(seconds)))) {
             hasExpired.withLock { $0 = true }
@@ -47,6 +47,18 @@ package enum Deadline {
             return try result.get()
         } catch is CancellationError {
             throw URLError(.cancelled)
+        }
+    }
+
+    /// A task running `operation`, begun in the caller's thread where the platform can: the
+    /// operation then runs up to its first suspension with no hand-off to another thread.
+    private static func start<T: Sendable>(
+        _ operation: @escaping @Sendable () async throws -> T
+    ) -> Task<T, any Error> {
+        if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+            Task.immediate { try await operation() }
+        } else {
+            Task { try await operation() }
         }
     }
 
