@@ -43,15 +43,24 @@ struct URLSessionTransportCancellationTests {
     /// A request whose task is cancelled before `send` is called fails with `URLError.cancelled`
     /// and never reaches the server: a cancelled POST must not be processed. Before the fix, the
     /// transfer resumed its `URLSessionTask` and only then cancelled it, so some of these
-    /// requests reached the server, and some even came back with the server's response.
+    /// requests reached the server, and some even came back with the server's response. With a
+    /// deadline, the exchange runs in a task of its own, begun in the caller's thread: it must
+    /// begin cancelled.
     @Test(arguments: [false, true], [false, true])
     func aRequestCancelledBeforeItIsSentNeverReachesTheServer(ownSession: Bool, withProgress: Bool) async throws {
+        for deadline in [nil, 60] as [TimeInterval?] {
+            try await sendCancelledRequests(ownSession: ownSession, withProgress: withProgress, deadline: deadline)
+        }
+    }
+
+    private func sendCancelledRequests(ownSession: Bool, withProgress: Bool, deadline: TimeInterval?) async throws {
         let key = "cancelled-before-send-\(UUID().uuidString.prefix(8))"
         let request = TransportRequest(
             method: .post,
             url: try #require(URL(string: "echo?key=\(key)", relativeTo: baseURL)),
             body: .data(Data("order=1".utf8)),
-            progress: withProgress ? ProgressObserver { _ in } : nil
+            progress: withProgress ? ProgressObserver { _ in } : nil,
+            deadline: deadline
         )
         let transport = self.transport(ownSession: ownSession)
         for _ in 0..<20 {
@@ -63,7 +72,7 @@ struct URLSessionTransportCancellationTests {
             #expect(error?.code == .cancelled)
         }
         // Every request has ended: one that was sent has been received by now.
-        #expect(try await count(key) == 0)
+        #expect(try await count(key) == 0, "deadline \(String(describing: deadline))")
     }
 
     /// A request cancelled as its redirect arrives, at each step of a loopback round trip, on

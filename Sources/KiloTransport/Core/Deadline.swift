@@ -6,8 +6,8 @@ package enum Deadline {
     /// Runs `operation`, cancelling it and throwing ``LimitError/deadlineExceeded(after:)`` once
     /// `seconds` have passed, or runs it as it is for `nil`.
     ///
-    /// The operation runs in a task of its own, begun in the caller's thread, which one timer
-    /// shared by every deadline in flight cancels when its time comes; a deadline that is not
+    /// The operation runs in a task of its own, begun in the caller's thread where it can be,
+    /// which one timer shared by every deadline in flight cancels when its time comes; a deadline that is not
     /// reached costs a lock and a dictionary entry. (A `Task.sleep` in a task group beside the
     /// operation kept about 700 bytes per request for the whole 10 minutes of the default
     /// deadline, even once cancelled, and a dispatch timer of each request's own cost about a
@@ -21,9 +21,10 @@ package enum Deadline {
         _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         guard let seconds else { return try await operation() }
-        let work = start(operation)
+        let end = DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds(seconds)))
+        let work = start(operation, cancelled: Task.isCancelled)
         let hasExpired = Locked(false)
-        let entry = Timer.shared.add(at: .now() + .nanoseconds(Int(clamping: nanoseconds(seconds)))) {
+        let entry = Timer.shared.add(at: end) {
             hasExpired.withLock { $0 = true }
             work.cancel()
         }
@@ -50,16 +51,29 @@ package enum Deadline {
         }
     }
 
-    /// A task running `operation`, begun in the caller's thread where the platform can: the
-    /// operation then runs up to its first suspension with no hand-off to another thread.
+    /// A task running `operation`, begun in the caller's thread where the toolchain and the
+    /// platform can: the operation then runs up to its first suspension with no hand-off to
+    /// another thread. For a caller already cancelled, the task is cancelled before the operation
+    /// begins, so that a transport sends nothing.
     private static func start<T: Sendable>(
-        _ operation: @escaping @Sendable () async throws -> T
+        _ operation: @escaping @Sendable () async throws -> T,
+        cancelled: Bool
     ) -> Task<T, any Error> {
-        if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-            Task.immediate { try await operation() }
-        } else {
-            Task { try await operation() }
+        #if compiler(>=6.2)
+            if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+                return Task.immediate {
+                    if cancelled {
+                        withUnsafeCurrentTask { $0?.cancel() }
+                    }
+                    return try await operation()
+                }
+            }
+        #endif
+        let work = Task { try await operation() }
+        if cancelled {
+            work.cancel()
         }
+        return work
     }
 
     /// `seconds` in nanoseconds, within what a sleep can count.
