@@ -30,7 +30,8 @@ can check how many requests, retries included, reached the server.
                                           without any response
     *    /hang                            reads the request and never answers, until the client
                                           goes away
-    POST /echo                            200, application/octet-stream: the request body, byte for byte
+    *    /echo                            200, application/octet-stream: the request body, byte for byte,
+                                          with the request's method in `X-Method`
     GET  /malformed-json                  200, application/json, the truncated body {"a": [1, 2
     *    /flaky?key=K&failures=N&retry-after=S
                                           while K has been counted at most N times: 503 with
@@ -358,11 +359,11 @@ class FaultHandler(socketserver.BaseRequestHandler):
             n = 0 if path == "/count" else count_request(key, headers)
         log("%s %s (key %s: %d)" % (method, target, key, n))
         try:
-            self.route(path, query, headers, body, key, n)
+            self.route(method, path, query, headers, body, key, n)
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
             pass  # the client left; that is the point of some endpoints
 
-    def route(self, path, query, headers, body, key, n):
+    def route(self, method, path, query, headers, body, key, n):
         if path == "/ok":
             self.respond(200, "OK", {"ok": True})
         elif path == "/latin1-header":
@@ -389,7 +390,7 @@ class FaultHandler(socketserver.BaseRequestHandler):
         elif path == "/slow-read-result":
             self.respond(200, "OK", SLOW_READS.get(key, {"received": -1, "extra": -1}))
         elif path == "/echo":
-            self.respond(200, "OK", body, "application/octet-stream")
+            self.respond(200, "OK", body, "application/octet-stream", [("X-Method", method)])
         elif path == "/malformed-json":
             self.respond(200, "OK", b'{"a": [1, 2')
         elif path == "/flaky":

@@ -367,7 +367,8 @@ struct AsyncHTTPClientTransportTests {
     }
 
     /// Through a client that follows redirects itself (`HTTPClient.shared`) and one that leaves
-    /// them to the transport, with a body from memory and one from a file.
+    /// them to the transport, with a body from memory and one from a file, to another origin
+    /// (`localhost` for `127.0.0.1`).
     ///
     /// The fault server reads the body before it redirects. httpbin under gunicorn answers at
     /// once, reads at most 64 KiB more of a body it did not want, and then closes the connection
@@ -378,11 +379,16 @@ struct AsyncHTTPClientTransportTests {
         let directory = try TemporaryDirectory()
         let data = fixtureBytes(count: 700_001, seed: UInt64(status))
         let file = try directory.write(data, named: "upload.bin")
-        let url = try LiveServers.url(LiveServers.fault, "redirect-to?code=\(status)&url=%2Fecho")
+        let port = try #require(LiveServers.fault?.port)
+        let target = try #require(
+            "http://localhost:\(port)/echo".addingPercentEncoding(withAllowedCharacters: .alphanumerics)
+        )
+        let url = try LiveServers.url(LiveServers.fault, "redirect-to?code=\(status)&url=\(target)")
         let transport = throughSharedClient ? AsyncHTTPClientTransport() : transport
         for body in [TransportRequest.Body.data(data), .file(file)] {
             let response = try await transport.send(TransportRequest(method: .post, url: url, body: body))
             #expect(response.statusCode == 200)
+            #expect(response.headers["X-Method"] == "POST", "\(body)")
             #expect(response.body == data, "\(body)")
         }
     }
