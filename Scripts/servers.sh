@@ -36,6 +36,20 @@ kilo_free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
+# Prints a free port on 127.0.0.1 that is none of the ports given: ports picked one after another
+# are free at once but not yet bound, so the same one can come twice.
+_kilo_free_port_other_than() {
+    local candidate taken
+    while candidate=$(kilo_free_port); do
+        for taken in "$@"; do
+            [ "$candidate" = "$taken" ] && continue 2
+        done
+        echo "$candidate"
+        return 0
+    done
+    return 1
+}
+
 # Polls URL until it answers 200 or TIMEOUT seconds pass, giving up early if PID exits.
 _kilo_wait_for_url() {
     local url=$1 pid=$2 timeout=$3
@@ -94,14 +108,8 @@ kilo_start_sample_service() {
 kilo_start_fault_server() {
     local port tls_port trusted_port ca_dir
     port=$(kilo_free_port) || return 1
-    tls_port=$(kilo_free_port) || return 1
-    while [ "$tls_port" = "$port" ]; do
-        tls_port=$(kilo_free_port) || return 1
-    done
-    trusted_port=$(kilo_free_port) || return 1
-    while [ "$trusted_port" = "$port" ] || [ "$trusted_port" = "$tls_port" ]; do
-        trusted_port=$(kilo_free_port) || return 1
-    done
+    tls_port=$(_kilo_free_port_other_than "$port") || return 1
+    trusted_port=$(_kilo_free_port_other_than "$port" "$tls_port") || return 1
     ca_dir=$(mktemp -d "${TMPDIR:-/tmp}/kilo-test-ca.XXXXXX") || return 1
     KILO_SERVER_DIRS+=("$ca_dir")
     _kilo_start_server fault-server "$port" health \
