@@ -22,7 +22,7 @@ package enum Deadline {
     ) async throws -> T {
         guard let seconds else { return try await operation() }
         let end = DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds(seconds)))
-        let work = start(operation, cancelled: Task.isCancelled)
+        let work = start(operation)
         let hasExpired = Locked(false)
         let entry = Timer.shared.add(at: end) {
             hasExpired.withLock { $0 = true }
@@ -56,9 +56,9 @@ package enum Deadline {
     /// another thread. For a caller already cancelled, the task is cancelled before the operation
     /// begins, so that a transport sends nothing.
     private static func start<T: Sendable>(
-        _ operation: @escaping @Sendable () async throws -> T,
-        cancelled: Bool
+        _ operation: @escaping @Sendable () async throws -> T
     ) -> Task<T, any Error> {
+        let cancelled = Task.isCancelled
         #if compiler(>=6.2)
             if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
                 return Task.immediate {
