@@ -121,6 +121,15 @@ can check how many requests, retries included, reached the server.
                                           H as for /pattern; recorded under K
     GET  /error-json?kb=N                 422, application/json {"error": "invalid", "detail": "yyy…"}
                                           of about N KiB (512 by default)
+    *    /slow-read?key=K                 reads the body 64 KiB every 20 ms (about 3 MiB a second),
+                                          or at full speed once /slow-read-go?key=K has been
+                                          requested, then whatever else arrives within half a
+                                          second (bytes a client sent past its Content-Length);
+                                          200 with {"received": r, "extra": e}, the body's size
+                                          and those bytes', recorded under K
+    GET  /slow-read-go?key=K              200, {"key": K}: /slow-read under K reads at full speed
+    GET  /slow-read-result?key=K          200, what /slow-read recorded under K, or {"received": -1,
+                                          "extra": -1} before the whole body came
     GET  /transfer?key=K                  200, {"key": K, "done": d, "closed": c, "sent": s, "size": n,
                                           "seconds": t}: how the last recorded body sent under K went:
                                           whether it is over (d), whether the client closed the
@@ -165,6 +174,7 @@ CHUNK = 64 * 1024
 
 # What /slow-read received under each key: the body, and the bytes that came after it.
 SLOW_READS = {}
+SLOW_READS_GOING = set()  # keys /slow-read reads at full speed (see /slow-read-go)
 
 counts = {}
 authorized_counts = {}
@@ -280,17 +290,20 @@ class FaultHandler(socketserver.BaseRequestHandler):
                 body += self.read_exactly(size)
                 self.read_exactly(2)
         elif early.path == "/slow-read":
-            body = self.read_slowly(int(headers.get("content-length", "0")))
+            key = {name: values[-1] for name, values in parse_qs(early.query).items()}.get("key")
+            body = self.read_slowly(int(headers.get("content-length", "0")), key)
         else:
             body = self.read_exactly(int(headers.get("content-length", "0")))
         return method, target, headers, body
 
-    def read_slowly(self, count):
+    def read_slowly(self, count, key):
         """Reads a body of `count` bytes 64 KiB at a time, 20 ms apart, so that a client is still
-        sending it a while later; then whatever else arrives within half a second, which a client
-        that sent more than its Content-Length left on the connection: see /slow-read."""
+        sending it a while later, or at full speed once /slow-read-go names `key`; then whatever
+        else arrives within half a second, which a client that sent more than its Content-Length
+        left on the connection: see /slow-read."""
         while len(self.buffer) < count:
-            time.sleep(0.02)
+            if key not in SLOW_READS_GOING:
+                time.sleep(0.02)
             self.receive()
         body, self.buffer = self.buffer[:count], self.buffer[count:]
         self.request.settimeout(0.5)
@@ -387,6 +400,9 @@ class FaultHandler(socketserver.BaseRequestHandler):
         elif path == "/slow-read":
             SLOW_READS[key] = {"received": len(body), "extra": len(self.buffer)}
             self.respond(200, "OK", SLOW_READS[key])
+        elif path == "/slow-read-go":
+            SLOW_READS_GOING.add(key)
+            self.respond(200, "OK", {"key": key})
         elif path == "/slow-read-result":
             self.respond(200, "OK", SLOW_READS.get(key, {"received": -1, "extra": -1}))
         elif path == "/echo":

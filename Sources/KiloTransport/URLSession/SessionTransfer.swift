@@ -167,7 +167,7 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
             failForChangedFile(task)
             return
         }
-        request.progress?.reportSent(totalBytesSent, of: totalBytesExpectedToSend)
+        request.progress?.reportSent(totalBytesSent, of: fileBodySize ?? totalBytesExpectedToSend)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -175,7 +175,10 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
             state.complete(task).map { ($0, state.isCancelled) }
         }
         guard let (phase, isCancelled) = outcome else { return }
-        let error = error.map { ($0 as? URLError)?.normalized() ?? $0 }
+        let error = error.map { error in
+            let error = (error as? URLError)?.normalized() ?? error
+            return isCancelled ? error : explained(error)
+        }
         switch phase {
         case .receivingBody:
             body.finish(throwing: error)
@@ -302,8 +305,8 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
         #endif
     }
 
-    /// Kilo's bodies are data or files, never streams, so there is no stream to give. On Linux
-    /// the session asks to rewind a body it is about to send again; see
+    /// Kilo gives no stream: its bodies are data or files. On Linux, where a file goes as a
+    /// stream, the session asks for one only to send a body again; see
     /// `SessionTransfer+Resend.swift`.
     func urlSession(
         _ session: URLSession,

@@ -169,7 +169,15 @@ public struct URLSessionTransport: Transport {
         if case .file(let file) = transfer.request.body {
             // The file a symbolic link names: Linux's URLSession takes the body's length from the
             // link itself.
-            task = sendingSession.uploadTask(with: urlRequest, fromFile: file.resolvingSymlinksInPath())
+            #if canImport(FoundationNetworking)
+                task = sendingSession.uploadTask(
+                    with: urlRequest,
+                    fromFile: file.resolvingSymlinksInPath(),
+                    length: transfer.fileBodySize
+                )
+            #else
+                task = sendingSession.uploadTask(with: urlRequest, fromFile: file.resolvingSymlinksInPath())
+            #endif
         } else {
             task = sendingSession.dataTask(with: urlRequest)
         }

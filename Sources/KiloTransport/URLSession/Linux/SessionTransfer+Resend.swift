@@ -8,9 +8,9 @@ import Foundation
     // Behaviour handled (swift-corelibs-foundation, Swift 6.3.1): when the connection libcurl
     // reused was closed before any response (the server's keep-alive timeout ran out just as the
     // request went out), libcurl sends the request again on a new connection and asks to rewind
-    // the body. corelibs cannot rewind a body from Data or a file: it reports success, and the new
-    // connection gets the headers, with their Content-Length, and no body, so the request waits
-    // out its whole timeout.
+    // the body. corelibs cannot rewind a body from Data, and asks the delegate for a new stream:
+    // without one it reports success, and the new connection gets the headers, with their
+    // Content-Length, and no body, so the request waits out its whole timeout.
     // Tests: FaultTests (a keep-alive connection closed under a request; a POST delivered once).
     // Remove when corelibs rewinds data and file bodies.
     extension SessionTransfer {

@@ -1,0 +1,51 @@
+import Foundation
+import Kilo
+import Testing
+
+/// Uploads from a file interrupted while the body is being sent, by the caller or by the server:
+/// each ends with its error, and the process goes on. (Linux's URLSession, given the file itself,
+/// crashed within a few resets: `try!` on libcurl's error 43 in its file reader.)
+@Suite(.enabled(if: FaultServer.url != nil, "needs KILO_FAULT_URL (run Scripts/test.sh)"))
+struct InterruptedFileUploadTests {
+    /// How many uploads each test makes, one after another.
+    private static let attempts = 15
+
+    /// A 16 MiB file body for a `PUT` to `path` on the fault server, and the transport under test.
+    private func upload(to path: String, from file: URL) throws -> (any Transport, TransportRequest) {
+        let baseURL = try #require(FaultServer.url)
+        let request = TransportRequest(
+            method: .put,
+            url: try #require(URL(string: path, relativeTo: baseURL)?.absoluteURL),
+            headers: ["Content-Type": "application/octet-stream"],
+            body: .file(file),
+            timeoutInterval: 30
+        )
+        return (Servers.makeProxy(baseURL: baseURL).transport, request)
+    }
+
+    @Test func uploadsCancelledWhileTheirBodyIsSentEndCancelled() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write(Data(repeating: 0x61, count: 16 << 20), named: "body.bin")
+        for _ in 0..<Self.attempts {
+            // A server that reads 3 MiB a second: the body takes five seconds to send.
+            let (transport, request) = try upload(to: "slow-read?key=\(FaultServer.makeKey("cancelled"))", from: file)
+            let sending = Task { try await transport.send(request) }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...400)))
+            sending.cancel()
+            let error = await #expect(throws: URLError.self) { try await sending.value }
+            #expect(error?.code == .cancelled)
+        }
+    }
+
+    @Test func uploadsResetBeforeTheirBodyIsReadEndWithTheConnectionLost() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write(Data(repeating: 0x61, count: 16 << 20), named: "body.bin")
+        for _ in 0..<Self.attempts {
+            // Reset after the request's head, before any of its body is read.
+            let path = "flaky-early?how=reset&failures=\(Self.attempts)&key=\(FaultServer.makeKey("reset"))"
+            let (transport, request) = try upload(to: path, from: file)
+            let error = await #expect(throws: URLError.self) { try await transport.send(request) }
+            #expect(error?.code == .networkConnectionLost)
+        }
+    }
+}
