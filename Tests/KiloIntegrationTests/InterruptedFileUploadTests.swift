@@ -37,6 +37,48 @@ struct InterruptedFileUploadTests {
         }
     }
 
+    /// Uploads of a file, whole, empty or cancelled, leave no descriptor open on it once they
+    /// end (a session's task may outlive its request a little). Where `/proc/self/fd` lists the
+    /// process's open files.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
+    func uploadsLeaveNoDescriptorOpenOnTheirFile() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write(Data(repeating: 0x61, count: 4 << 20), named: "body.bin")
+        let empty = try directory.write(Data(), named: "empty.bin")
+        for attempt in 0..<9 {
+            let path = attempt % 3 == 2 ? "slow-read" : "echo"
+            let (transport, request) = try upload(
+                to: "\(path)?key=\(FaultServer.makeKey("descriptors"))",
+                from: attempt % 3 == 1 ? empty : file
+            )
+            let sending = Task { try await transport.send(request) }
+            if attempt % 3 == 2 {
+                try await Task.sleep(for: .milliseconds(100))
+                sending.cancel()
+                _ = await #expect(throws: URLError.self) { try await sending.value }
+            } else {
+                #expect(try await sending.value.body.count == (attempt % 3 == 1 ? 0 : 4 << 20))
+            }
+        }
+        let started = ContinuousClock.now
+        var open = try descriptors(on: [file, empty])
+        while open > 0, ContinuousClock.now - started < .seconds(20) {
+            try await Task.sleep(for: .milliseconds(100))
+            open = try descriptors(on: [file, empty])
+        }
+        #expect(open == 0, "descriptors still open on the uploaded files")
+    }
+
+    /// How many of this process's open file descriptors refer to one of `files`.
+    private func descriptors(on files: [URL]) throws -> Int {
+        let paths = Set(files.map { $0.resolvingSymlinksInPath().path })
+        let names = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+        return names.filter { name in
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)")
+            return target.map { paths.contains(URL(fileURLWithPath: $0).resolvingSymlinksInPath().path) } ?? false
+        }.count
+    }
+
     @Test func uploadsResetBeforeTheirBodyIsReadEndWithTheConnectionLost() async throws {
         let directory = try TemporaryDirectory()
         let file = try directory.write(Data(repeating: 0x61, count: 16 << 20), named: "body.bin")

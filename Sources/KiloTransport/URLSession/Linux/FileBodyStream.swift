@@ -9,13 +9,17 @@ import Foundation
     // upload task from a file announces the file's size as its Content-Length, then reads the
     // file to its end, and libcurl before 8.7 sends what it reads: bytes appended during the
     // upload went out past the length, where a server reads them as another request. The same
-    // reader can crash the process when the file shrinks under it (`try!` on libcurl's error 43),
-    // and moves 256 MiB over loopback 4 to 6 times slower than this stream.
-    // Tests: ChangingFileBodyTests (a file that grows or shrinks while it is sent).
+    // reader crashes the process (`try!` on libcurl's error 43) when a server resets the
+    // connection before reading the body, or when the file shrinks under it; and it moves 256 MiB
+    // over loopback 4 to 6 times slower than this stream.
+    // Tests: ChangingFileBodyTests (a file that grows or shrinks while it is sent),
+    // InterruptedFileUploadTests (an upload reset unread, or cancelled, while it is sent).
     // Remove when corelibs stops reading a file body past the size it announced.
 
     /// A file's first `length` bytes as a body stream, which fails rather than end anywhere else:
-    /// at a file that turns out shorter, or one that goes on past `length`.
+    /// at a file that turns out shorter, or one that goes on past `length`. It closes its file as
+    /// soon as it ends or fails (the session never closes a body stream).
+    ///
     /// The session opens and reads it on its work queue alone.
     final class FileBodyStream: InputStream {
         private let file: URL
@@ -34,26 +38,37 @@ import Foundation
             descriptor = file.withUnsafeFileSystemRepresentation { path in
                 path.map { Glibc.open($0, O_RDONLY | O_CLOEXEC) } ?? -1
             }
-            status = descriptor < 0 ? .error : .open
             if descriptor < 0 {
-                failure = POSIXError(POSIXErrorCode(rawValue: errno) ?? .ENOENT)
+                failure = POSIXError(errno)
+                status = .error
+            } else {
+                status = .open
             }
         }
 
         override func close() {
+            closeFile()
+            status = .closed
+        }
+
+        deinit {
+            closeFile()
+        }
+
+        private func closeFile() {
             if descriptor >= 0 {
                 Glibc.close(descriptor)
                 descriptor = -1
             }
-            status = .closed
         }
 
         override var streamStatus: Stream.Status { status }
         override var streamError: (any Error)? { failure }
 
-        /// True until the stream has ended or failed: the session reads on while it is true, and
-        /// a read is where a changed file is found.
-        override var hasBytesAvailable: Bool { status == .open }
+        /// True until the stream has ended, and after it failed: the session reads while it is
+        /// true (a read is where a changed file is found), and takes it being false for the
+        /// body's end, not for a failure, which only a read can report.
+        override var hasBytesAvailable: Bool { status == .open || status == .error }
 
         override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength: Int) -> Int {
             guard status == .open else { return status == .atEnd ? 0 : -1 }
@@ -62,6 +77,7 @@ import Foundation
                 var probe: UInt8 = 0
                 let count = readRetryingInterrupts(into: &probe, count: 1)
                 guard count == 0 else { return fail(count < 0 ? POSIXError(errno) : POSIXError(.EFBIG)) }
+                closeFile()
                 status = .atEnd
                 return 0
             }
@@ -81,6 +97,7 @@ import Foundation
         }
 
         private func fail(_ error: any Error) -> Int {
+            closeFile()
             failure = error
             status = .error
             return -1

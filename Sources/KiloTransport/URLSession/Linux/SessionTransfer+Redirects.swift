@@ -161,11 +161,17 @@ import Foundation
     }
 
     extension URLRequest {
-        /// Without `Content-Type` and `Content-Length` when a redirect turned the request into a
-        /// `GET` or `HEAD`, which has no body for them to describe.
+        /// Without the spent stream of a file body and its blank `Transfer-Encoding` (see
+        /// `FileBodyStream`; a redirect that keeps the body gets a new one), and without
+        /// `Content-Type` and `Content-Length` when a redirect turned the request into a `GET` or
+        /// `HEAD`, which has no body for them to describe.
         fileprivate func droppingBodyFieldsWithoutABody() -> URLRequest {
-            guard httpMethod == "GET" || httpMethod == "HEAD" else { return self }
             var request = self
+            if request.httpBodyStream != nil {
+                request.httpBodyStream = nil
+                request.setValue(nil, forHTTPHeaderField: "Transfer-Encoding")
+            }
+            guard httpMethod == "GET" || httpMethod == "HEAD" else { return request }
             request.setValue(nil, forHTTPHeaderField: "Content-Type")
             request.setValue(nil, forHTTPHeaderField: "Content-Length")
             return request
