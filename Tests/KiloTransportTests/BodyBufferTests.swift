@@ -63,6 +63,24 @@ import Testing
     }
 
     /// A reader waiting for a chunk when the producer passes the limit gets the error at once.
+    /// A limit the body has already passed, set while the producer appends on another thread:
+    /// a chunk that came between the limit and the body's end took a prefix of negative length,
+    /// which crashed the process (seen once in CI, reading a collected body over URLSession).
+    @Test func aLimitSetWhileChunksArriveNeverCrashes() async throws {
+        for _ in 0..<2_000 {
+            let buffer = BodyBuffer()
+            buffer.append(Data(count: 10))
+            let appending = Task.detached {
+                for _ in 0..<20 {
+                    buffer.append(Data(count: 10))
+                }
+            }
+            buffer.limit(to: 5, failingWith: nil)
+            await appending.value
+            #expect(buffer.hasEnded)
+        }
+    }
+
     @Test func aWaitingReaderGetsTheLimitsError() async throws {
         let buffer = BodyBuffer()
         buffer.limit(to: 10, failingWith: Passed())

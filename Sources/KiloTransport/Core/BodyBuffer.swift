@@ -152,7 +152,9 @@ package final class BodyBuffer: Sendable {
                 if let error = limit.error {
                     return .fail(error)
                 }
-                chunk = chunk.prefix(limit.bytes - state.received)
+                // Nothing, for a body past a limit set after it passed, which `limit(to:failingWith:)`
+                // is about to end.
+                chunk = chunk.prefix(max(0, limit.bytes - state.received))
                 (isLast, producer) = (true, state.producer)
                 guard !chunk.isEmpty else { return .none }
             }
