@@ -48,6 +48,11 @@ can check how many requests, retries included, reached the server.
                                           request's headers arrive, before its body is read, as a
                                           server that refuses an upload may; then 200 with
                                           {"attempts": n, "received": b}, b the size of the body
+    *    /basic-auth/U/P                  401 with `WWW-Authenticate: Basic realm="Fake Realm"`
+                                          unless the request has Basic credentials U:P, as
+                                          httpbin's (which takes only GET); then 200 with
+                                          {"authenticated": true, "user": U, "received": b}, b the
+                                          size of the request body
     *    /auth?token=T[&key=K]            401 with `WWW-Authenticate: Bearer` unless the request
                                           has `Authorization: Bearer T`; then 200 with
                                           {"authorized": true, "attempts": n}
@@ -150,6 +155,7 @@ that CA's certificate (not its key, which is thrown away) to F, for a test clien
 """
 
 import argparse
+import base64
 import gzip
 import json
 import os
@@ -427,6 +433,14 @@ class FaultHandler(socketserver.BaseRequestHandler):
                     self.request.shutdown(socket.SHUT_RDWR)
             else:
                 self.respond(200, "OK", {"attempts": n})
+        elif path.startswith("/basic-auth/") and path.count("/") == 3:
+            user, password = path.split("/")[2:4]
+            expected = "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode("utf-8")).decode("ascii")
+            if headers.get("authorization") == expected:
+                self.respond(200, "OK", {"authenticated": True, "user": user, "received": len(body)})
+            else:
+                self.respond(401, "Unauthorized", b"", "text/plain",
+                             [("WWW-Authenticate", 'Basic realm="Fake Realm"')])
         elif path == "/auth":
             if headers.get("authorization") == "Bearer " + query.get("token", ""):
                 self.respond(200, "OK", {"authorized": True, "attempts": n})

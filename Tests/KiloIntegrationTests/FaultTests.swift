@@ -676,10 +676,15 @@ struct KeptAliveConnectionTests {
     /// A file body goes out after the headers, so the reset may come while libcurl is still
     /// sending it; libcurl then fails the request (`networkConnectionLost`) instead of sending it
     /// again. Either way, nothing waits for its timeout and no request arrives without its body.
-    @Test(arguments: ["session", "owned"])
-    func bodyFromFileArrivesWholeOrFailsAtOnceWhenTheServerResetsTheReusedConnection(mode: String) async throws {
+    /// A body of 4 MiB is still going out when the reset comes; on Linux its stream then stops,
+    /// so that no part of it goes out again from the middle of the file.
+    @Test(arguments: ["session", "owned"], [35, 4 << 20])
+    func bodyFromFileArrivesWholeOrFailsAtOnceWhenTheServerResetsTheReusedConnection(
+        mode: String,
+        size: Int
+    ) async throws {
         let key = FaultServer.makeKey("stale-keep-alive-file-\(mode)")
-        let payload = Data(#"{"title":"Plan + test","count":3}"#.utf8)
+        let payload = size == 35 ? Data(#"{"title":"Plan + test","count":3}"#.utf8) : Data(count: size)
         let directory = try TemporaryDirectory()
         let file = try directory.write(payload, named: "body.json")
         let results = try await sendTwice(.file(file), size: payload.count, mode: mode, key: key)

@@ -10,29 +10,45 @@ struct InterruptedFileUploadTests {
     /// How many uploads each test makes, one after another.
     private static let attempts = 15
 
-    /// A 16 MiB file body for a `PUT` to `path` on the fault server, and the transport under test.
-    private func upload(to path: String, from file: URL) throws -> (any Transport, TransportRequest) {
+    /// A `PUT` of `file` to `path` on the fault server, the transport under test, and the bytes
+    /// of the body sent so far.
+    private func upload(
+        to path: String,
+        from file: URL
+    ) throws -> (any Transport, TransportRequest, sent: Protected<Int64>) {
         let baseURL = try #require(FaultServer.url)
+        let sent = Protected<Int64>(0)
         let request = TransportRequest(
             method: .put,
             url: try #require(URL(string: path, relativeTo: baseURL)?.absoluteURL),
             headers: ["Content-Type": "application/octet-stream"],
             body: .file(file),
-            timeoutInterval: 30
+            timeoutInterval: 30,
+            progress: ProgressObserver { progress in sent.withLock { $0 = progress.bytesSent } }
         )
-        return (Servers.makeProxy(baseURL: baseURL).transport, request)
+        return (Servers.makeProxy(baseURL: baseURL).transport, request, sent)
+    }
+
+    /// Sends a 16 MiB `file` to a server that reads 3 MiB a second (about five seconds of body),
+    /// and cancels it once some of the body has gone out and up to `delay` later.
+    private func cancelWhileSending(_ file: URL, after delay: Duration) async throws -> URLError? {
+        let (transport, request, sent) = try upload(to: "slow-read?key=\(FaultServer.makeKey("cancelled"))", from: file)
+        let sending = Task { try await transport.send(request) }
+        let started = ContinuousClock.now
+        while sent.current == 0 {
+            try #require(ContinuousClock.now - started < .seconds(30), "the upload did not start")
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await Task.sleep(for: delay)
+        sending.cancel()
+        return await #expect(throws: URLError.self) { try await sending.value }
     }
 
     @Test func uploadsCancelledWhileTheirBodyIsSentEndCancelled() async throws {
         let directory = try TemporaryDirectory()
         let file = try directory.write(Data(repeating: 0x61, count: 16 << 20), named: "body.bin")
         for _ in 0..<Self.attempts {
-            // A server that reads 3 MiB a second: the body takes five seconds to send.
-            let (transport, request) = try upload(to: "slow-read?key=\(FaultServer.makeKey("cancelled"))", from: file)
-            let sending = Task { try await transport.send(request) }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...400)))
-            sending.cancel()
-            let error = await #expect(throws: URLError.self) { try await sending.value }
+            let error = try await cancelWhileSending(file, after: .milliseconds(Int.random(in: 0...400)))
             #expect(error?.code == .cancelled)
         }
     }
@@ -43,22 +59,15 @@ struct InterruptedFileUploadTests {
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
     func uploadsLeaveNoDescriptorOpenOnTheirFile() async throws {
         let directory = try TemporaryDirectory()
-        let file = try directory.write(Data(repeating: 0x61, count: 4 << 20), named: "body.bin")
+        let file = try directory.write(Data(repeating: 0x61, count: 16 << 20), named: "body.bin")
         let empty = try directory.write(Data(), named: "empty.bin")
-        for attempt in 0..<9 {
-            let path = attempt % 3 == 2 ? "slow-read" : "echo"
-            let (transport, request) = try upload(
-                to: "\(path)?key=\(FaultServer.makeKey("descriptors"))",
-                from: attempt % 3 == 1 ? empty : file
-            )
-            let sending = Task { try await transport.send(request) }
-            if attempt % 3 == 2 {
-                try await Task.sleep(for: .milliseconds(100))
-                sending.cancel()
-                _ = await #expect(throws: URLError.self) { try await sending.value }
-            } else {
-                #expect(try await sending.value.body.count == (attempt % 3 == 1 ? 0 : 4 << 20))
+        for _ in 0..<3 {
+            for body in [file, empty] {
+                let (transport, request, _) = try upload(to: "echo?key=\(FaultServer.makeKey("whole"))", from: body)
+                #expect(try await transport.send(request).body.count == (body == file ? 16 << 20 : 0))
             }
+            let error = try await cancelWhileSending(file, after: .zero)
+            #expect(error?.code == .cancelled)
         }
         let started = ContinuousClock.now
         var open = try descriptors(on: [file, empty])
@@ -85,7 +94,7 @@ struct InterruptedFileUploadTests {
         for _ in 0..<Self.attempts {
             // Reset after the request's head, before any of its body is read.
             let path = "flaky-early?how=reset&failures=\(Self.attempts)&key=\(FaultServer.makeKey("reset"))"
-            let (transport, request) = try upload(to: path, from: file)
+            let (transport, request, _) = try upload(to: path, from: file)
             let error = await #expect(throws: URLError.self) { try await transport.send(request) }
             #expect(error?.code == .networkConnectionLost)
         }

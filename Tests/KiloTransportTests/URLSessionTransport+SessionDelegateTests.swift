@@ -75,6 +75,26 @@ struct URLSessionTransportSessionDelegateTests {
         #expect(outcome.challenges == 1)
     }
 
+    /// The session sends the request again, on the same task, with your delegate's credentials:
+    /// a file body goes again whole (on Linux the body's stream starts over; see
+    /// `FileBodyStream`). The fault server's `/basic-auth` takes a `PUT`, which httpbin's does not.
+    @Test(.timeLimit(.minutes(1)), .needs(.fault))
+    func yourDelegatesCredentialsSendAFileBodyAgainWhole() async throws {
+        let user = "\(ChallengeAnsweringDelegate.credentialUser)-\(UUID().uuidString)"
+        let url = try #require(URL(string: "basic-auth/\(user)/secret", relativeTo: try LoopbackServer.fault.baseURL()))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kilo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("body.bin")
+        try Data(repeating: 0x61, count: 3 << 20).write(to: file)
+        let transport = URLSessionTransport(session: Self.session)
+        let request = TransportRequest(method: .put, url: url.absoluteURL, body: .file(file), timeoutInterval: 20)
+        let response = try await transport.send(request)
+        #expect(response.statusCode == 200)
+        #expect(try JSONDecoder().decode(BasicAuthEcho.self, from: response.body).received == 3 << 20)
+        #expect(Self.delegate.challenges(for: user) == 1)
+    }
+
     /// After a redirect to another origin (httpbin on `localhost`, from the fault server on
     /// 127.0.0.1), Linux's URLSession would send the credentials your delegate gives for that
     /// origin's challenge with the first request, to the origin that redirected, and then again
@@ -125,6 +145,11 @@ struct URLSessionTransportSessionDelegateTests {
             #expect(Self.delegate.redirectAuthorization(marker: marker) == .some(nil))
         }
     }
+}
+
+/// What the fault server's `/basic-auth` says of a request it let in.
+private struct BasicAuthEcho: Decodable {
+    var received: Int
 }
 
 /// What the fault server's `/count` says: how many requests with a key reached it, and how many

@@ -18,13 +18,6 @@ extension SessionTransfer {
         return FileManager.default.sizeOfItem(at: fileBody.url.resolvingSymlinksInPath()) != fileBody.size
     }
 
-    /// `error`, or ``RequestError/bodyFileChanged(_:)`` when the body's file changed size
-    /// meanwhile, which is why Linux's session failed (see `FileBodyStream`).
-    func explained(_ error: any Error) -> any Error {
-        guard let fileBody, fileBodyChanged() else { return error }
-        return RequestError.bodyFileChanged(fileBody.url.path)
-    }
-
     /// Stops a request whose body's file changed size while it was sent: a file that grew would
     /// send bytes past the `Content-Length` (which a server reads as another request), one that
     /// shrank would leave the server waiting for bytes that never come.

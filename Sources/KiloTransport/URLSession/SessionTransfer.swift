@@ -69,7 +69,14 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// takes the place of an earlier task (a redirect or a resend), which a session invalidated
     /// meanwhile cannot make.
     func startTask(sending urlRequest: URLRequest, replacing: Bool = true) {
-        guard let task = transport.makeTask(sending: urlRequest, for: self, replacing: replacing) else {
+        let made: URLSessionTask?
+        do {
+            made = try transport.makeTask(sending: urlRequest, for: self, replacing: replacing)
+        } catch {
+            fail(error)
+            return
+        }
+        guard let task = made else {
             fail(URLError.sessionInvalidated)
             return
         }
@@ -163,10 +170,6 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
         totalBytesExpectedToSend: Int64
     ) {
         guard lock.withLock({ state.isCurrent(task) }) else { return }
-        if let fileBody, totalBytesSent > fileBody.size {
-            failForChangedFile(task)
-            return
-        }
         request.progress?.reportSent(totalBytesSent, of: fileBodySize ?? totalBytesExpectedToSend)
     }
 
@@ -175,10 +178,12 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
             state.complete(task).map { ($0, state.isCancelled) }
         }
         guard let (phase, isCancelled) = outcome else { return }
-        let error = error.map { error in
-            let error = (error as? URLError)?.normalized() ?? error
-            return isCancelled ? error : explained(error)
-        }
+        var error = error.map { ($0 as? URLError)?.normalized() ?? $0 }
+        #if canImport(FoundationNetworking)
+            if !isCancelled, let changed = bodyFileChange(of: task) {
+                error = changed
+            }
+        #endif
         switch phase {
         case .receivingBody:
             body.finish(throwing: error)

@@ -7,8 +7,8 @@ import Foundation
 extension URLRequest {
     /// Creates a `URLRequest` with a transport request's method, URL, headers and timeout.
     ///
-    /// A ``TransportRequest/Body/data(_:)`` body becomes `httpBody`; a file body is left for an
-    /// upload task to stream. A request with a body but no `Content-Type` is labelled
+    /// A ``TransportRequest/Body/data(_:)`` body becomes `httpBody`; a file body is left for the
+    /// task to stream. A request with a body but no `Content-Type` is labelled
     /// `application/octet-stream`, since Linux's URLSession would otherwise call it a form. A
     /// header whose value holds a carriage return, line feed or NUL is left out, as
     /// `setValue(_:forHTTPHeaderField:)` leaves it out (``HTTPHeaders/validate()`` refuses it).

@@ -6,11 +6,12 @@ import Foundation
 
 /// A ``Transport`` that sends requests with a `URLSession`.
 ///
-/// Each request is a data task (an upload task for a file body) whose delegate hands the
-/// response's status and headers to the caller as soon as they arrive, then its body chunk by
-/// chunk, in bounded memory: on Apple platforms a reader that falls behind suspends the task
-/// until it catches up; on Linux, where URLSession cannot pause a transfer, what a reader has not
-/// taken past 1 MiB waits in an unnamed temporary file (Docs/Linux.md).
+/// Each request is a data task (an upload task for a file body; on Linux a data task with the
+/// file as a stream of its size, see Docs/Linux.md) whose delegate hands the response's status
+/// and headers to the caller as soon as they arrive, then its body chunk by chunk, in bounded
+/// memory: on Apple platforms a reader that falls behind suspends the task until it catches up;
+/// on Linux, where URLSession cannot pause a transfer, what a reader has not taken past 1 MiB
+/// waits in an unnamed temporary file (Docs/Linux.md).
 /// Cancelling the calling task, or the body, cancels the task. Progress is reported as bytes
 /// move, both ways.
 ///
@@ -163,17 +164,25 @@ public struct URLSessionTransport: Transport {
     /// Makes a task that sends `urlRequest` for `transfer`, with the transfer as its delegate, or
     /// returns `nil` when it would replace one (a redirect or a resend Kilo sends on a new task)
     /// and the session has been invalidated meanwhile, where a new task would trap.
-    func makeTask(sending urlRequest: URLRequest, for transfer: SessionTransfer, replacing: Bool) -> URLSessionTask? {
+    ///
+    /// - Throws: On Linux, the error of a file body that can no longer be sent as it was checked
+    ///   (see `FileBodyStream`).
+    func makeTask(
+        sending urlRequest: URLRequest,
+        for transfer: SessionTransfer,
+        replacing: Bool
+    ) throws -> URLSessionTask? {
         guard !replacing || !session.isInvalidated else { return nil }
         let task: URLSessionTask
         if case .file(let file) = transfer.request.body {
             // The file a symbolic link names: Linux's URLSession takes the body's length from the
             // link itself.
             #if canImport(FoundationNetworking)
-                task = sendingSession.uploadTask(
+                task = try sendingSession.uploadTask(
                     with: urlRequest,
                     fromFile: file.resolvingSymlinksInPath(),
-                    length: transfer.fileBodySize
+                    length: transfer.fileBodySize,
+                    of: transfer.request
                 )
             #else
                 task = sendingSession.uploadTask(with: urlRequest, fromFile: file.resolvingSymlinksInPath())
