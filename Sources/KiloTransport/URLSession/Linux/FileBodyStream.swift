@@ -12,7 +12,8 @@ import Foundation
     // reader crashes the process (`try!` on libcurl's error 43) when a server resets the
     // connection before reading the body, or when the file shrinks under it.
     // Tests: ChangingFileBodyTests (a file that grows or shrinks while it is sent),
-    // InterruptedFileUploadTests (an upload reset unread, or cancelled, while it is sent).
+    // InterruptedFileUploadTests (an upload reset unread, or cancelled, while it is sent), and
+    // a file sent again for a challenge (URLSessionTransportSessionDelegateTests).
     // Remove when corelibs neither reads a file body past the size it announced nor crashes
     // on those resets.
 
@@ -41,9 +42,9 @@ import Foundation
                 path.map { openFile($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) } ?? -1
             }
             guard descriptor >= 0 else { throw POSIXError(errno) }
-            var status = stat()
+            var info = stat()
             let flags = fcntl(descriptor, F_GETFL)
-            guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size == length,
+            guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size == length,
                 flags >= 0, fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) == 0
             else {
                 closeFile(descriptor)
