@@ -175,16 +175,17 @@ public struct URLSessionTransport: Transport {
         guard !replacing || !session.isInvalidated else { return nil }
         let task: URLSessionTask
         if case .file(let file) = transfer.request.body {
-            // The file a symbolic link names: Linux's URLSession takes the body's length from the
-            // link itself.
             #if canImport(FoundationNetworking)
+                // The path as given, so that an error names it as every other does; opening it
+                // follows a symbolic link.
                 task = try sendingSession.uploadTask(
                     with: urlRequest,
-                    fromFile: file.resolvingSymlinksInPath(),
+                    fromFile: file,
                     length: transfer.fileBodySize,
                     of: transfer.request
                 )
             #else
+                // The file a symbolic link names, whose size the request announces.
                 task = sendingSession.uploadTask(with: urlRequest, fromFile: file.resolvingSymlinksInPath())
             #endif
         } else {

@@ -41,7 +41,9 @@ import Foundation
             let descriptor = file.withUnsafeFileSystemRepresentation { path in
                 path.map { openFile($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) } ?? -1
             }
-            guard descriptor >= 0 else { throw POSIXError(errno) }
+            guard descriptor >= 0 else {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO, userInfo: [NSFilePathErrorKey: file.path])
+            }
             var info = stat()
             let flags = fcntl(descriptor, F_GETFL)
             guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size == length,
@@ -129,13 +131,6 @@ import Foundation
             if result >= 0 || errno != EINTR {
                 return result
             }
-        }
-    }
-
-    extension POSIXError {
-        /// The error for `code`, or `EIO` for a value POSIX does not name.
-        fileprivate init(_ code: Int32) {
-            self.init(POSIXErrorCode(rawValue: code) ?? .EIO)
         }
     }
 
