@@ -30,6 +30,21 @@ struct LimitTests {
         }
     }
 
+    /// The same deadline on a callback request: its handler gets the deadline's error on its
+    /// queue, and the request ends `completed`, not `cancelled`, since nobody cancelled it.
+    @Test func aDrippingServerFailsAtTheDeadlineOfACallbackRequest() async throws {
+        let proxy = try FaultServer.proxy().withTimeout(5).withLimits { $0.deadline = 3 }
+        proxy.callbackQueue = CallbackQueues.make("limits.deadline")
+        try await dripUntilTheServerSeesIt("drip-callback") { key in
+            let outcome: CallbackOutcome<[Int]> = try await callback { handler in
+                proxy.invoke(.get, path: "drip", arguments: ["interval": 1, "key": key], resultHandler: handler)
+            }
+            #expect(outcome.queueLabel == "limits.deadline")
+            #expect(outcome.task?.state == .completed)
+            _ = try outcome.get()
+        }
+    }
+
     /// The same deadline, set on a ``TransportRequest`` sent with ``Transport/send(_:)`` by the
     /// transport under test.
     @Test func aDrippingServerFailsAtTheTransportRequestsDeadline() async throws {
