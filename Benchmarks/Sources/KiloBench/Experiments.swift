@@ -19,6 +19,7 @@ enum Experiments {
         // The same proxy without the per-request deadline (WebServiceProxy.Limits.deadline):
         // what its task group and timer cost.
         let undeadlinedProxy = proxy.withLimits { $0.deadline = nil }
+        let idleTimedProxy = proxy.withTimeout(30)
         let noOpDelegate = NoOpTaskDelegate()
         // Sessions whose delegate queue runs completions on the session's work queue, as
         // the sessions URLSessionTransport sends with on Linux do (its own, or a companion of yours).
@@ -169,6 +170,7 @@ enum Experiments {
         let transport = AsyncHTTPClientTransport(client: client)
         let proxy = WebServiceProxy(baseURL: baseURL, transport: transport)
         let undeadlinedProxy = proxy.withLimits { $0.deadline = nil }
+        let idleTimedProxy = proxy.withTimeout(30)
         let callbackQueue = DispatchQueue(label: "kilo-bench.experiment-nio-callbacks", qos: .default)
         return [
             .tasks("experiment: Kilo async over AsyncHTTPClientTransport, no deadline (limits.deadline = nil)") {
@@ -177,6 +179,12 @@ enum Experiments {
             },
             .tasks("experiment: Kilo async over AsyncHTTPClientTransport, no deadline, in a task group with Task.sleep") {
                 let item: Item = try await SleepingDeadline.run(600) { try await undeadlinedProxy.invoke(.get, path: "json") }
+                blackHole(item.id)
+            },
+            // The other rows set no timeoutInterval, so the transport's idle timer does not run in
+            // them: this row shows what it costs those who set one (the reference row below).
+            .tasks("experiment: Kilo async over AsyncHTTPClientTransport, 30 s idle timeout (withTimeout(30))") {
+                let item: Item = try await idleTimedProxy.invoke(.get, path: "json")
                 blackHole(item.id)
             },
 
