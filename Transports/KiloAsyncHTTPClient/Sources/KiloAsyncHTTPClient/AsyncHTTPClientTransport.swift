@@ -110,10 +110,12 @@ public struct AsyncHTTPClientTransport: Transport {
         let response: HTTPClientResponse
         let answered: TransportRequest
         do {
-            if let timer {
+            // A body that is not streamed moves no bytes the timer sees: the client's deadline
+            // times the response head instead (IdleTimer).
+            if let timer, StreamedBody.isStreamed(request.body) {
                 (response, answered) = try await timer.run { try await self.exchange(request, timer: timer) }
             } else {
-                (response, answered) = try await exchange(request, timer: nil)
+                (response, answered) = try await exchange(request, timer: timer)
             }
         } catch {
             throw TransportFailure.error(for: error, url: request.url, isCancelled: Task.isCancelled)
@@ -121,13 +123,13 @@ public struct AsyncHTTPClientTransport: Transport {
         return StreamedResponse(
             statusCode: Int(response.status.code),
             headers: KiloTransport.HTTPHeaders(response.headers),
-            body: Self.body(of: response, to: answered, timer: timer)
+            body: body(of: response, to: answered, timer: timer)
         )
     }
 
     /// The response's body, read from the client by a task of its own, at most about 1 MiB ahead
-    /// of the body's reader, under the request's idle timeout.
-    private static func body(
+    /// of the body's reader; an idle timeout cancels that task.
+    private func body(
         of response: HTTPClientResponse,
         to request: TransportRequest,
         timer: IdleTimer?
@@ -135,26 +137,26 @@ public struct AsyncHTTPClientTransport: Transport {
         let (body, writer) = ResponseBody.makeWritable()
         let chunks = ClientBody(of: response, to: request.method)
         let reader = Task {
+            defer { timer?.stopWatching() }
             do {
-                let read: @Sendable () async throws -> Void = {
-                    for try await chunk in chunks {
-                        timer?.touch()
-                        guard await writer.write(Data(buffer: chunk)) else { return }
-                        timer?.touch()
-                    }
-                }
-                if let timer {
-                    try await timer.run { try await read() }
-                } else {
-                    try await read()
+                for try await chunk in chunks {
+                    timer?.touch()
+                    guard await writer.write(Data(buffer: chunk)) else { return }
+                    timer?.touch()
                 }
                 writer.finish()
             } catch {
+                let isIdle = timer?.hasExpired == true
                 writer.finish(
-                    throwing: TransportFailure.error(for: error, url: request.url, isCancelled: Task.isCancelled)
+                    throwing: TransportFailure.error(
+                        for: isIdle ? IdleTimer.timedOut : error,
+                        url: request.url,
+                        isCancelled: !isIdle && Task.isCancelled
+                    )
                 )
             }
         }
+        timer?.cancel(whenIdle: { reader.cancel() }, on: client.eventLoopGroup.any())
         writer.onCancel { reader.cancel() }
         return body
     }
@@ -208,8 +210,16 @@ public struct AsyncHTTPClientTransport: Transport {
                 guard redirects <= Self.maximumRedirects else {
                     throw URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: request.url])
                 }
-                for try await _ in ClientBody(of: response, to: request.method) {
-                    timer?.touch()
+                let redirectBody = ClientBody(of: response, to: request.method)
+                let drain: @Sendable () async throws -> Void = {
+                    for try await _ in redirectBody {
+                        timer?.touch()
+                    }
+                }
+                if let timer {
+                    try await timer.run(drain)
+                } else {
+                    try await drain()
                 }
                 request = next
                 sendSize = try StreamedBody.size(of: request.body)

@@ -72,6 +72,15 @@ struct StreamedBody: AsyncSequence, Sendable {
         }
     }
 
+    /// Whether ``makeBody(_:size:progress:timer:)`` streams a body rather than hand it over whole.
+    static func isStreamed(_ body: TransportRequest.Body?) -> Bool {
+        switch body {
+        case nil: false
+        case .data(let data): data.count > wholeDataLimit
+        case .file: true
+        }
+    }
+
     /// The client's body for a transport request's body.
     ///
     /// Data up to ``wholeDataLimit`` is handed over whole; a file or more data is streamed.
@@ -92,7 +101,7 @@ struct StreamedBody: AsyncSequence, Sendable {
         switch body {
         case nil:
             return (nil, nil)
-        case .data(let data) where data.count <= wholeDataLimit:
+        case .data(let data) where !isStreamed(body):
             return (.bytes(data), nil)
         case .data(let data):
             source = .data(data)
