@@ -12,8 +12,7 @@ import NIOCore
 /// not (a refused connection, an untrusted certificate), which cancelling would hide. A request
 /// whose body is streamed runs as a child task beside a watchdog task (``run(_:)``). A response
 /// body's reader, a task of the transport's own, is watched from an event loop
-/// (``cancel(whenIdle:on:)``), which costs no task: with a task group there, a request with a
-/// timeout ran at about 0.6× async-http-client (Benchmarks/NOTES.md).
+/// (``cancel(whenIdle:on:)``), which costs no task of its own.
 final class IdleTimer: Sendable {
     /// How long a request may go without moving a byte.
     let interval: TimeAmount
