@@ -126,9 +126,10 @@ final class IdleTimer: Sendable {
         check?.cancel()
     }
 
-    /// Schedules a check for when the interval will have passed since the last touch.
+    /// Schedules a check for when the interval will have passed since the last touch, or one
+    /// interval from now if that is sooner (as ``waitUntilIdle()`` sleeps, and for its reason).
     private func scheduleCheck(on eventLoop: any EventLoop) {
-        let deadline = lastActivity.withLockedValue { $0 } + interval
+        let deadline = min(lastActivity.withLockedValue { $0 }, .now()) + interval
         let check = eventLoop.scheduleTask(deadline: deadline) { self.check(on: eventLoop) }
         let isStopped = watch.withLockedValue { watch in
             watch.check = check
