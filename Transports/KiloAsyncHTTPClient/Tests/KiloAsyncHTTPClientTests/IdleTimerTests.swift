@@ -91,8 +91,8 @@ struct IdleTimerTests {
         timer.stopWatching()
     }
 
-    /// A watch stopped before its interval passes cancels nothing: a second watch of the same
-    /// interval, begun after it on the same event loop, runs out first as the event to wait for.
+    /// A watch stopped before its interval passes cancels nothing: the event to wait for is a
+    /// second watch of the same interval, begun after it on the same event loop, running out.
     @Test func aStoppedWatchCancelsNothing() async throws {
         let timer = IdleTimer(interval: .milliseconds(100))
         let task = Task { try await Task.sleep(for: .seconds(50)) }
