@@ -59,7 +59,7 @@ final class IdleTimer: Sendable {
     }
 
     /// The deadline for the client to deliver a response head to a request whose body is not
-    /// streamed; the watchdog stands back until well after it.
+    /// streamed; a watchdog, where one runs, stands back until well after it.
     ///
     /// - Returns: The deadline, one interval from now.
     func deadlineForResponseHead() -> NIODeadline {
