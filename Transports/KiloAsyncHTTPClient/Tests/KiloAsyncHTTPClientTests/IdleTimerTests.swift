@@ -82,10 +82,7 @@ struct IdleTimerTests {
         defer { task.cancel() }
         timer.cancel(whenIdle: { task.cancel() }, on: Self.eventLoop)
         timer.touch(after: .seconds(60))  // bytes moved, as far as the timer can tell
-        let later = IdleTimer(interval: .milliseconds(400))
-        let laterTask = Task { try await Task.sleep(for: .seconds(50)) }
-        later.cancel(whenIdle: { laterTask.cancel() }, on: Self.eventLoop)
-        await #expect(throws: CancellationError.self) { try await laterTask.value }
+        await Self.waitForAWatchToRunOut(after: .milliseconds(400))
         #expect(!task.isCancelled)
         #expect(!timer.hasExpired)
         timer.stopWatching()
@@ -99,11 +96,18 @@ struct IdleTimerTests {
         defer { task.cancel() }
         timer.cancel(whenIdle: { task.cancel() }, on: Self.eventLoop)
         timer.stopWatching()
-        let later = IdleTimer(interval: .milliseconds(100))
-        let laterTask = Task { try await Task.sleep(for: .seconds(50)) }
-        later.cancel(whenIdle: { laterTask.cancel() }, on: Self.eventLoop)
-        await #expect(throws: CancellationError.self) { try await laterTask.value }
+        await Self.waitForAWatchToRunOut(after: .milliseconds(100))
         #expect(!task.isCancelled)
         #expect(!timer.hasExpired)
+    }
+
+    /// Watches a task that moves nothing, on the same event loop, and returns once the watch
+    /// has cancelled it: the event after which a watch begun earlier, of no longer an interval,
+    /// has been checked.
+    private static func waitForAWatchToRunOut(after interval: TimeAmount) async {
+        let timer = IdleTimer(interval: interval)
+        let task = Task { try await Task.sleep(for: .seconds(50)) }
+        timer.cancel(whenIdle: { task.cancel() }, on: eventLoop)
+        await #expect(throws: CancellationError.self) { try await task.value }
     }
 }
