@@ -17,9 +17,8 @@ enum Experiments {
         let transport = URLSessionTransport(session: session)
         let proxy = WebServiceProxy(session: session, baseURL: baseURL)
         // The same proxy without the per-request deadline (WebServiceProxy.Limits.deadline):
-        // what its task group and timer cost.
+        // what its task and timer cost.
         let undeadlinedProxy = proxy.withLimits { $0.deadline = nil }
-        let idleTimedProxy = proxy.withTimeout(30)
         let noOpDelegate = NoOpTaskDelegate()
         // Sessions whose delegate queue runs completions on the session's work queue, as
         // the sessions URLSessionTransport sends with on Linux do (its own, or a companion of yours).
@@ -196,6 +195,16 @@ enum Experiments {
                 let body = try await response.body.collect(upTo: 1 << 20)
                 guard response.status == .ok else { throw URLError(.badServerResponse) }
                 blackHole(try decoder.decode(Item.self, from: body).id)
+            },
+            // Raw code in a task of its own that the caller awaits, as Deadline.run runs a request:
+            // what that task and its hand-back cost without anything else of Kilo's.
+            .tasks("experiment: async-http-client execute + JSONDecoder in an awaited Task.immediate") {
+                let work = Task.immediate { try await RequestBenchmarks.ahcGet(url, on: client, decoder: decoder) }
+                try await withTaskCancellationHandler {
+                    try await work.value
+                } onCancel: {
+                    work.cancel()
+                }
             },
             // The transport alone, without the facade: what the facade adds is the rest.
             .tasks("experiment: AsyncHTTPClientTransport.send + JSONDecoder (no facade)") {
