@@ -9,6 +9,15 @@ import Testing
         #expect(headers[name] == "text/plain")
     }
 
+    /// Only ASCII letters fold: names of one length that differ in any other byte, in any place,
+    /// are different fields (`@` and `` ` `` differ by the bit that folds a letter).
+    @Test(arguments: [("X-Ab", "X-Ac"), ("X-A@", "X-A`"), ("X-É", "X-é"), ("Xa", "Ya"), ("A", "a ")])
+    func getTellsApartNamesThatDifferInAnythingButLetterCase(stored: String, asked: String) {
+        let headers = HTTPHeaders([stored: "1"])
+        #expect(headers[asked] == nil)
+        #expect(headers[stored] == "1")
+    }
+
     @Test func getReturnsNilForAMissingName() {
         let headers: HTTPHeaders = ["Accept": "*/*"]
         #expect(headers["Content-Type"] == nil)

@@ -196,13 +196,9 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }()
 
     private static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
-        if lhs.utf8.elementsEqual(rhs.utf8) { return true }  // the usual case, and a quick comparison
-        guard lhs.utf8.count == rhs.utf8.count else { return false }
-        var right = rhs.utf8.makeIterator()
-        for left in lhs.utf8 {
-            guard let other = right.next(), asciiLowercase(left) == asciiLowercase(other) else { return false }
-        }
-        return true
+        // Most names looked up differ in length: then the bytes are not read at all.
+        lhs.utf8.count == rhs.utf8.count
+            && zip(lhs.utf8, rhs.utf8).allSatisfy { asciiLowercase($0) == asciiLowercase($1) }
     }
 
     /// `name` with its ASCII letters in lowercase, and nothing else changed: two names are the
