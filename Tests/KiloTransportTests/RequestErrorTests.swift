@@ -43,7 +43,10 @@ import Testing
 
     @Test(arguments: [
         (RequestError.invalidHeaderName("X A"), #"The header name "X A" is not a valid HTTP token."#),
-        (.invalidHeaderValue("X-Token"), #"The value of header "X-Token" contains a line break or NUL."#),
+        (
+            .invalidHeaderValue("X-Token"),
+            #"The value of header "X-Token" holds a control character, such as a line break."#
+        ),
         (.invalidPath("//bad"), #"The path "//bad" does not form a valid HTTP URL."#),
         (.invalidMethod("GET X"), #"The method "GET X" is not a valid HTTP token."#),
         (.invalidTimeout(0), "The timeout 0.0 is not a positive number of seconds."),

@@ -49,7 +49,8 @@ public struct RequestError: Error, Sendable, Hashable {
         RequestError(.invalidHeaderName, subject: name)
     }
 
-    /// A header's value holds a carriage return, line feed or NUL.
+    /// A header's value holds a carriage return, line feed or NUL, or (over
+    /// `AsyncHTTPClientTransport`, whose client refuses them) another control character but tab.
     ///
     /// - Parameter name: The header's name.
     /// - Returns: The error.
@@ -134,7 +135,8 @@ extension RequestError: LocalizedError {
         switch code {
         case .invalidMethod: return "The method \"\(subject)\" is not a valid HTTP token."
         case .invalidHeaderName: return "The header name \"\(subject)\" is not a valid HTTP token."
-        case .invalidHeaderValue: return "The value of header \"\(subject)\" contains a line break or NUL."
+        case .invalidHeaderValue:
+            return "The value of header \"\(subject)\" holds a control character, such as a line break."
         case .invalidPath: return "The path \"\(subject)\" does not form a valid HTTP URL."
         case .pathLeavesBaseURL:
             return "The path \"\(subject)\" leads away from the base URL: another scheme, host or port, or user info."
