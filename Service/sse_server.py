@@ -14,7 +14,9 @@ It binds to 127.0.0.1 only. Endpoints:
         past the Last-Event-ID request header's number when there is one (a resumed stream).
         retry=MS adds "retry: MS" to the first event; ping=S sends the library's ": ping"
         comment every S seconds (default: none); pad=B adds "pad": B spaces to each event's data
-        (at most 4 MiB), for streams of large events. The stream ends after the last event.
+        (at most 4 MiB), for streams of large events; idsuffix=X appends X (at most 8 KiB) to each
+        id, and adds "lastEventID": the request's Last-Event-ID or null to each event's data, so
+        that a test sees which IDs come back. The stream ends after the last event.
     GET /closed?tag=T
         {"tag", "disconnected", "completed", "active"}: of the /events streams with that tag
         (every stream when no tag is given), how many ended because the client closed the
@@ -73,6 +75,9 @@ async def events(request: Request):
     except ValueError as error:
         return bad_request(f"{error} is not a number in range")
     tag = request.query_params.get("tag", "")
+    id_suffix = request.query_params.get("idsuffix")
+    if id_suffix is not None and len(id_suffix) > 8192:
+        return bad_request("idsuffix is over 8 KiB")
     try:
         first = int(request.headers.get("last-event-id", "0")) + 1
     except ValueError:
@@ -80,6 +85,7 @@ async def events(request: Request):
     record(tag, "active")
     disconnect = {"seen": False}
     padding = {"pad": " " * pad} if pad else {}
+    echo = {"lastEventID": request.headers.get("last-event-id")} if id_suffix is not None else {}
 
     async def on_disconnect(_message):
         disconnect["seen"] = True  # sse-starlette saw the client go (http.disconnect)
@@ -90,8 +96,8 @@ async def events(request: Request):
             for index in range(first, first + count):
                 if index > first and delay:
                     await asyncio.sleep(delay)
-                yield ServerSentEvent(data=json.dumps({"index": index, "tag": tag, **padding}), event="tick",
-                                      id=str(index), retry=retry if index == first else None)
+                yield ServerSentEvent(data=json.dumps({"index": index, "tag": tag, **padding, **echo}), event="tick",
+                                      id=str(index) + (id_suffix or ""), retry=retry if index == first else None)
             finished = True
         finally:  # also when the library cancels the stream because the client went away
             record(tag, "active", -1)

@@ -100,7 +100,7 @@ extension WebServiceProxy {
         let response = try await openStream(prepared)
         let reopen: @Sendable (String) async throws -> ResponseBody? = { [self] lastEventID in
             var again = prepared
-            if !lastEventID.isEmpty {
+            if Self.canSendBack(lastEventID) {
                 again.request.headers["Last-Event-ID"] = lastEventID
             }
             let response = try await openStream(again)
@@ -125,6 +125,15 @@ extension WebServiceProxy {
     ///
     /// - Throws: ``WebServiceError`` for another status, with the first ``errorBodyLimit`` bytes
     ///   of its body; the errors of ``exchange(_:collectsBody:read:)``.
+    /// Whether a server's last event ID can go back to it in a `Last-Event-ID` field: not empty,
+    /// at most 4 KiB, and with no control character but tab (RFC 9110 §5.5). An ID that cannot,
+    /// which only a broken or hostile server sends, is left out, and the stream reconnects as if
+    /// the server had given none, on every transport alike.
+    static func canSendBack(_ lastEventID: String) -> Bool {
+        let bytes = lastEventID.utf8
+        return !bytes.isEmpty && bytes.count <= 4096 && !bytes.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
+    }
+
     private func openStream(_ prepared: PreparedRequest) async throws -> StreamedResponse {
         let started = DispatchTime.now().uptimeNanoseconds
         // A streamed multipart body's temporary file is removed once the head has arrived: the

@@ -366,6 +366,57 @@ struct EventServerStreamingTests {
         #expect(outcomes.completed >= 2)
     }
 
+    /// An ID no header field can carry is not sent back: the server sees no `Last-Event-ID`, and
+    /// starts again from its first event, rather than the stream failing with a `RequestError`
+    /// (async-http-client refuses control characters) or sending bytes a field must not hold.
+    @Test(arguments: ["\u{1}", "4097 × x"])
+    func aReconnectingStreamSendsBackNoIDAFieldCannotCarry(suffix: String) async throws {
+        let suffix = suffix == "4097 × x" ? String(repeating: "x", count: 4097) : suffix
+        struct Echo: Decodable, Sendable {
+            var index: Int
+            var lastEventID: String?
+        }
+        let echoes = try await proxy.stream(
+            .get,
+            path: "events",
+            arguments: ["count": 2, "delay": 0, "retry": 20, "idsuffix": suffix],
+            as: .serverSentEvents(of: Echo.self, reconnecting: EventStreamReconnection(delay: 60))
+        )
+        var received: [Echo] = []
+        for try await echo in echoes {
+            received.append(echo)
+            if received.count == 4 { break }
+        }
+        #expect(received.map(\.index) == [1, 2, 1, 2])
+        #expect(received.allSatisfy { $0.lastEventID == nil })
+    }
+
+    /// `stream.cancel()` while the stream waits out the server's `retry` ends it at once, and
+    /// nothing is sent again; the test's time limit is far below the minute of `retry`.
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingAStreamWhileItWaitsToReconnectSendsNothingMore() async throws {
+        let tag = SSEServer.makeTag("cancel-wait")
+        let ticks = try await proxy.stream(
+            .get,
+            path: "events",
+            arguments: ["count": 1, "delay": 0, "retry": 120_000, "tag": tag],
+            as: .serverSentEvents(of: Tick.self, reconnecting: EventStreamReconnection(delay: 120))
+        )
+        let reader = Task {
+            var indices: [Int] = []
+            for try await tick in ticks {
+                indices.append(tick.index)
+            }
+            return indices
+        }
+        // The one stream ends once its event is sent; the reader then waits two minutes.
+        try await SSEServer.waitForOutcomes(tag) { $0.completed == 1 }
+        ticks.cancel()
+        #expect((await reader.result.failure as? URLError)?.code == .cancelled)
+        let outcomes = try await SSEServer.outcomes(tag)
+        #expect(outcomes == SSEServer.Outcomes(disconnected: 0, completed: 1, active: 0))
+    }
+
     @Test func anEventOverTheLimitFails() async throws {
         let limited = proxy.withLimits { $0.maximumElementSize = 64 << 10 }
         let events = try await limited.stream(

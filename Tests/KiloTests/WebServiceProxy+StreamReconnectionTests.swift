@@ -116,6 +116,82 @@ struct WebServiceProxyStreamReconnectionTests {
         #expect(await transport.requests.count == 1)
     }
 
+    /// `stream.cancel()`, not the reader's task, stops the wait for the server's `retry`: the
+    /// policy's minute would pass the suite's time limit.
+    @Test func cancellingTheStreamWhileWaitingToReconnectStops() async throws {
+        let transport = Self.transport([Self.events([.text("data: a\n\n")]), Self.events([.text("data: b\n\n")])])
+        let stream = try await makeProxy(transport).stream(
+            .get,
+            path: "events",
+            as: .serverSentEvents(reconnecting: Self.slow)
+        )
+        let seen = Counter()
+        let reader = Task {
+            for try await _ in stream {
+                seen.increment()
+            }
+        }
+        while seen.value == 0 {
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+        try await Task.sleep(nanoseconds: 100_000_000)  // the first body has ended; the stream waits
+        stream.cancel()
+        #expect((await reader.result.failure as? URLError)?.code == .cancelled)
+        #expect(await transport.requests.count == 1)
+    }
+
+    /// `stream.cancel()` stops a reconnection whose response never comes.
+    @Test func cancellingTheStreamWhileAReconnectionIsUnansweredStops() async throws {
+        let reconnected = Counter()
+        let transport = FakeTransport.streaming { request in
+            guard request.headers["Last-Event-ID"] == nil else {
+                reconnected.increment()
+                try await Task.sleep(nanoseconds: 3_600_000_000_000)  // never answers
+                throw URLError(.timedOut)
+            }
+            return Self.events([.text("retry: 1\nid: 1\ndata: a\n\n")])()
+        }
+        let stream = try await makeProxy(transport).stream(
+            .get,
+            path: "events",
+            as: .serverSentEvents(reconnecting: Self.slow)
+        )
+        let reader = Task {
+            var seen: [String] = []
+            for try await event in stream {
+                seen.append(event.data)
+            }
+            return seen
+        }
+        while reconnected.value == 0 {
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+        stream.cancel()
+        #expect((await reader.result.failure as? URLError)?.code == .cancelled)
+    }
+
+    /// An ID that no header field can carry (a control character, or more than 4 KiB) is not sent
+    /// back; the stream reconnects as if the server had given none.
+    @Test(arguments: ["a\u{1}b", "a\u{7F}", "4097 digits"])
+    func anEventIDNoFieldCanCarryIsNotSentBack(id: String) async throws {
+        let id = id == "4097 digits" ? String(repeating: "7", count: 4097) : id
+        let transport = Self.transport([
+            Self.events([.text("retry: 1\nid: 1\ndata: a\n\nid: \(id)\ndata: b\n\n")]),
+            Self.events([.text("id: 4096\ndata: c\n\n")]),
+            Self.events([], status: 204),
+        ])
+        let stream = try await makeProxy(transport).stream(
+            .get,
+            path: "events",
+            as: .serverSentEvents(reconnecting: Self.slow)
+        )
+        let (events, error) = await WebServiceProxyStreamingTests.drain(stream)
+        #expect(error == nil)
+        #expect(events.map(\.data) == ["a", "b", "c"])
+        let requests = await transport.requests
+        #expect(requests.map { $0.headers["Last-Event-ID"] } == [nil, nil, "4096"])
+    }
+
     @Test func cancellingWhileWaitingToReconnectStops() async throws {
         let transport = Self.transport([Self.events([.text("data: a\n\n")]), Self.events([.text("data: b\n\n")])])
         let proxy = makeProxy(transport)

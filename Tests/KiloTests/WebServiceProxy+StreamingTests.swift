@@ -424,6 +424,31 @@ import Testing
         #expect(cancelled.value)
     }
 
+    /// After `cancel()`, or once the reading task is cancelled, the elements already parsed
+    /// from the last chunk are not handed out: the next `next()` throws.
+    @Test(arguments: [false, true])
+    func aCancelledStreamHandsOutNothingItHasParsed(cancelsTheTask: Bool) async throws {
+        let proxy = makeProxy(FakeTransport(streaming: [.text("one\ntwo\nthree\n"), .pause(60)]))
+        let lines = try await proxy.stream(.get, path: "lines", as: .lines)
+        let reader = Task {
+            var iterator = lines.makeAsyncIterator()
+            let first = try await iterator.next()
+            if cancelsTheTask {
+                withUnsafeCurrentTask { $0?.cancel() }
+            } else {
+                lines.cancel()
+            }
+            do {
+                return (first, Result<String?, any Error>.success(try await iterator.next()))
+            } catch {
+                return (first, .failure(error))
+            }
+        }
+        let (first, second) = try await reader.value
+        #expect(first == "one")
+        #expect((second.failure as? URLError)?.code == .cancelled)
+    }
+
     @Test func aConnectionLostMidEventDeliversTheEventsBeforeIt() async throws {
         let proxy = makeProxy(
             FakeTransport(streaming: [.text("data: one\n\ndata: tw"), .failure(URLError(.networkConnectionLost))])

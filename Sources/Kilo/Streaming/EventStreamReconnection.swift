@@ -13,8 +13,9 @@ import Foundation
 /// When the response ends, or its connection is lost (a `URLError`), the stream waits the
 /// reconnection time (the server's latest `retry` field, or ``delay`` until it sends one) and
 /// sends the same request again, with a `Last-Event-ID` field holding the last event ID the
-/// server gave, if any, so that the server can resume where the last connection stopped. An
-/// event the connection ended inside is dropped, as `EventSource` drops it.
+/// server gave, if any, so that the server can resume where the last connection stopped (an ID
+/// no header field can carry, over 4 KiB or with a control character, is not sent). An event the
+/// connection ended inside is dropped, as `EventSource` drops it.
 ///
 /// As `EventSource`, it does not reconnect after a 204 No Content (the stream ends) or a status
 /// outside 2xx (the stream throws ``WebServiceError``); nor after the terminator of a decoded

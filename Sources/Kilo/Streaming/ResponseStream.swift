@@ -62,8 +62,10 @@ public struct ResponseStream<Element>: AsyncSequence, Sendable {
         self.maximumElementSize = maximumElementSize
     }
 
-    /// Stops reading: the request is cancelled and its connection closed, and a reader waiting
-    /// for an element gets `URLError(.cancelled)`. Does nothing once the stream has ended.
+    /// Stops reading: the request, or a reconnection's wait, is cancelled and its connection
+    /// closed, and the reader gets `URLError(.cancelled)` at its next read, or at once if it is
+    /// waiting; elements already received are not handed out. Does nothing once the stream has
+    /// ended.
     public func cancel() {
         connection.cancel()
     }
@@ -102,10 +104,12 @@ public struct ResponseStream<Element>: AsyncSequence, Sendable {
 
 extension ResponseStream {
     /// The connection a stream reads from: the current response body, which a reconnection
-    /// replaces, and whether the stream was cancelled.
+    /// replaces, the reconnection under way, and whether the stream was cancelled.
     final class Connection: Sendable {
         private struct State: Sendable {
             var body: ResponseBody
+            /// The wait and the request of a reconnection, which cancelling stops.
+            var reconnection: Task<ResponseBody?, any Error>?
             var isCancelled = false
         }
 
@@ -144,13 +148,45 @@ extension ResponseStream {
             return !isCancelled
         }
 
-        /// Cancels the current body, and any later one.
+        /// Cancels the current body, a reconnection under way, and any later one.
         func cancel() {
-            let body = state.withLock { state in
+            let (body, reconnection) = state.withLock { state in
                 state.isCancelled = true
-                return state.body
+                return (state.body, state.reconnection)
             }
             body.cancel()
+            reconnection?.cancel()
+        }
+
+        /// Waits `seconds`, then opens another connection with `lastEventID`, in a task that
+        /// ``cancel()`` cancels as well as the reader's: a reader that is not itself cancelled
+        /// must not wait out a long `retry` or an unanswered request once the stream is.
+        ///
+        /// - Returns: The new body, not yet made current; `nil` for a 204.
+        /// - Throws: `URLError(.cancelled)` once cancelled; what opening the connection throws.
+        func reconnect(after seconds: TimeInterval, lastEventID: String) async throws -> ResponseBody? {
+            guard let reopen else { return nil }
+            let reconnection = Task {
+                do {
+                    try await Task.sleep(nanoseconds: Deadline.nanoseconds(seconds))
+                } catch {
+                    throw URLError(.cancelled)
+                }
+                return try await reopen(lastEventID)
+            }
+            let isCancelled = state.withLock { state in
+                state.reconnection = reconnection
+                return state.isCancelled
+            }
+            if isCancelled {
+                reconnection.cancel()
+            }
+            defer { state.withLock { $0.reconnection = nil } }
+            return try await withTaskCancellationHandler {
+                try await reconnection.value
+            } onCancel: {
+                reconnection.cancel()
+            }
         }
 
         /// Whether ``cancel()`` was called.
@@ -191,6 +227,9 @@ extension ResponseStream {
 
         func next() async throws -> Element? {
             while true {
+                if failure == nil, !isFinished, Task.isCancelled || connection.isCancelled {
+                    finish(throwing: URLError(.cancelled))
+                }
                 if nextIndex < pending.count {
                     let element = pending[nextIndex]
                     nextIndex += 1
@@ -208,10 +247,6 @@ extension ResponseStream {
                 }
                 if isFinished {
                     return nil
-                }
-                if Task.isCancelled || connection.isCancelled {
-                    finish(throwing: URLError(.cancelled))
-                    continue
                 }
                 if parser.isTerminated() {
                     connection.cancel()  // the rest of the response is not read
@@ -232,8 +267,13 @@ extension ResponseStream {
         }
 
         /// Ends the stream with `error`, after the elements already parsed, and stops the transfer.
+        /// A cancelled stream hands out nothing more, not even the elements it has parsed.
         private func finish(throwing error: any Error) {
             connection.cancel()
+            if (error as? URLError)?.code == .cancelled {
+                pending.removeAll()
+                nextIndex = 0
+            }
             if let limit = error as? LimitError, limit.name == "deadline", let deadline = connection.deadline {
                 // The body's timer counts what was left of the deadline when the head arrived.
                 failure = LimitError.deadlineExceeded(after: deadline)
@@ -255,7 +295,7 @@ extension ResponseStream {
                         lastError = error
                     }
                 }
-                guard let reconnection, let reopen = connection.reopen else {
+                guard let reconnection, connection.reopen != nil else {
                     return nil
                 }
                 guard !Task.isCancelled else { throw URLError(.cancelled) }
@@ -265,10 +305,10 @@ extension ResponseStream {
                 }
                 try parser.finish { pending.append($0) }  // drops the event the connection ended inside
                 let (lastEventID, retry) = parser.eventStream()
-                try await Self.sleep(seconds: retry.map { Double($0) / 1000 } ?? reconnection.delay)
                 reconnections += 1
                 do {
-                    guard let body = try await reopen(lastEventID) else {
+                    let delay = retry.map { Double($0) / 1000 } ?? reconnection.delay
+                    guard let body = try await connection.reconnect(after: delay, lastEventID: lastEventID) else {
                         return nil  // 204: the server wants no more reconnections
                     }
                     guard connection.replace(with: body) else { throw URLError(.cancelled) }
@@ -277,15 +317,6 @@ extension ResponseStream {
                 } catch let error as URLError where error.code != .cancelled && !Task.isCancelled {
                     lastError = error
                 }
-            }
-        }
-
-        /// Waits before a reconnection.
-        private static func sleep(seconds: TimeInterval) async throws {
-            do {
-                try await Task.sleep(nanoseconds: Deadline.nanoseconds(seconds))
-            } catch {
-                throw URLError(.cancelled)
             }
         }
     }
