@@ -417,6 +417,29 @@ struct EventServerStreamingTests {
         #expect(outcomes == SSEServer.Outcomes(disconnected: 0, completed: 1, active: 0))
     }
 
+    /// A server whose responses end at once, with no event, is asked again at once, then after
+    /// 1 second, then 2…: its fourth response comes no sooner than 3 seconds in.
+    @Test(.timeLimit(.minutes(1)))
+    func reconnectionsThatBringNoEventBackOff() async throws {
+        let tag = SSEServer.makeTag("back-off")
+        let started = ContinuousClock.now
+        let events = try await proxy.stream(
+            .get,
+            path: "events",
+            arguments: ["count": 0, "tag": tag],
+            as: .serverSentEvents(reconnecting: EventStreamReconnection(delay: 0))
+        )
+        let reader = Task {
+            for try await _ in events {}
+        }
+        let outcomes = try await SSEServer.waitForOutcomes(tag) { $0.completed + $0.disconnected >= 4 }
+        let elapsed = ContinuousClock.now - started
+        events.cancel()
+        #expect((await reader.result.failure as? URLError)?.code == .cancelled)
+        #expect(outcomes.completed + outcomes.disconnected >= 4)
+        #expect(elapsed >= .milliseconds(2_900), "\(elapsed)")
+    }
+
     @Test func anEventOverTheLimitFails() async throws {
         let limited = proxy.withLimits { $0.maximumElementSize = 64 << 10 }
         let events = try await limited.stream(

@@ -103,6 +103,35 @@ struct WebServiceProxyStreamReconnectionTests {
         #expect(await transport.requests.count == 4)
     }
 
+    /// A server that ends every response at once with `retry: 0` is asked again at once, then
+    /// after 1 second, then 2, and so on up to a minute: not hundreds of times a second. (A busy
+    /// machine only makes the gaps longer.)
+    @Test func reconnectionsThatBringNoEventBackOff() async throws {
+        let times = Locked<[UInt64]>([])
+        let transport = FakeTransport.streaming { _ in
+            times.withLock { $0.append(DispatchTime.now().uptimeNanoseconds) }
+            return Self.events([.text("retry: 0\n\n")])()
+        }
+        let stream = try await makeProxy(transport).stream(
+            .get,
+            path: "events",
+            as: .serverSentEvents(reconnecting: Self.slow)
+        )
+        let reader = Task {
+            for try await _ in stream {}
+        }
+        while times.withLock({ $0.count }) < 4 {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        stream.cancel()
+        #expect((await reader.result.failure as? URLError)?.code == .cancelled)
+        let requests = times.withLock { $0 }
+        let gaps = zip(requests.dropFirst(), requests).map { Double($0 - $1) / 1e9 }
+        #expect(gaps.count >= 3)
+        #expect(gaps.dropFirst().first.map { $0 >= 0.95 } == true, "\(gaps)")
+        #expect(gaps.dropFirst(2).first.map { $0 >= 1.95 } == true, "\(gaps)")
+    }
+
     @Test func withoutReconnectionAnEndedStreamEnds() async throws {
         let transport = Self.transport([
             Self.events([.text("retry: 1\ndata: a\n\n")]), Self.events([.text("data: b\n\n")]),

@@ -11,7 +11,8 @@ import Foundation
 /// ```
 ///
 /// When the response ends, or its connection is lost (a `URLError`), the stream waits the
-/// reconnection time (the server's latest `retry` field, or ``delay`` until it sends one) and
+/// reconnection time (the server's latest `retry` field, or ``delay`` until it sends one; twice
+/// as long as the last wait, 1 to 60 seconds, when the last reconnection brought no event) and
 /// sends the same request again, with a `Last-Event-ID` field holding the last event ID the
 /// server gave, if any, so that the server can resume where the last connection stopped (an ID
 /// no header field can carry, over 4 KiB or with a control character, is not sent). An event the
@@ -41,5 +42,22 @@ public struct EventStreamReconnection: Sendable, Hashable {
     public init(delay: TimeInterval = 3, maximumAttempts: Int? = nil) {
         self.delay = delay
         self.maximumAttempts = maximumAttempts
+    }
+
+    /// The seconds to wait before the `attempt`th reconnection in a row that brings no event:
+    /// the reconnection time for the first, then twice as long each time, from 1 second up to a
+    /// minute (or the reconnection time, when longer). A server that ends every response at once
+    /// and asks for `retry: 0` is then not asked again hundreds of times a second, for as long as
+    /// the stream is read, while one that answers each reconnection with events is never kept
+    /// waiting longer than it asks.
+    ///
+    /// - Parameters:
+    ///   - attempt: The reconnections in a row that brought no event, this one included.
+    ///   - reconnectionTime: The server's latest `retry`, in seconds, or ``delay``.
+    /// - Returns: The seconds to wait.
+    static func wait(before attempt: Int, reconnectionTime: TimeInterval) -> TimeInterval {
+        guard attempt > 1 else { return reconnectionTime }
+        let doubled = max(reconnectionTime, 0.5) * pow(2, Double(min(attempt - 1, 16)))
+        return min(doubled, max(reconnectionTime, 60))
     }
 }

@@ -307,7 +307,10 @@ extension ResponseStream {
                 let (lastEventID, retry) = parser.eventStream()
                 reconnections += 1
                 do {
-                    let delay = retry.map { Double($0) / 1000 } ?? reconnection.delay
+                    let delay = EventStreamReconnection.wait(
+                        before: reconnections,
+                        reconnectionTime: retry.map { Double($0) / 1000 } ?? reconnection.delay
+                    )
                     guard let body = try await connection.reconnect(after: delay, lastEventID: lastEventID) else {
                         return nil  // 204: the server wants no more reconnections
                     }
