@@ -120,11 +120,6 @@ extension WebServiceProxy {
         )
     }
 
-    /// Sends a request on the proxy's one request path, and returns its response once its head
-    /// has arrived with a 2xx status, its body to end by the request's deadline.
-    ///
-    /// - Throws: ``WebServiceError`` for another status, with the first ``errorBodyLimit`` bytes
-    ///   of its body; the errors of ``exchange(_:collectsBody:read:)``.
     /// Whether a server's last event ID can go back to it in a `Last-Event-ID` field: not empty,
     /// at most 4 KiB, and with no control character but tab (RFC 9110 §5.5). An ID that cannot,
     /// which only a broken or hostile server sends, is left out, and the stream reconnects as if
@@ -134,6 +129,11 @@ extension WebServiceProxy {
         return !bytes.isEmpty && bytes.count <= 4096 && !bytes.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
     }
 
+    /// Sends a request on the proxy's one request path, and returns its response once its head
+    /// has arrived with a 2xx status, its body to end by the request's deadline.
+    ///
+    /// - Throws: ``WebServiceError`` for another status, with the first ``errorBodyLimit`` bytes
+    ///   of its body; the errors of ``exchange(_:collectsBody:read:)``.
     private func openStream(_ prepared: PreparedRequest) async throws -> StreamedResponse {
         let started = DispatchTime.now().uptimeNanoseconds
         // A streamed multipart body's temporary file is removed once the head has arrived: the

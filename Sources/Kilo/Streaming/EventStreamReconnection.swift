@@ -11,8 +11,9 @@ import Foundation
 /// ```
 ///
 /// When the response ends, or its connection is lost (a `URLError`), the stream waits the
-/// reconnection time (the server's latest `retry` field, or ``delay`` until it sends one; twice
-/// as long as the last wait, 1 to 60 seconds, when the last reconnection brought no event) and
+/// reconnection time (the server's latest `retry` field, or ``delay`` until it sends one; after a
+/// reconnection that brought no event, at least 1 second and doubling each time, up to a minute
+/// or the reconnection time when that is longer) and
 /// sends the same request again, with a `Last-Event-ID` field holding the last event ID the
 /// server gave, if any, so that the server can resume where the last connection stopped (an ID
 /// no header field can carry, over 4 KiB or with a control character, is not sent). An event the

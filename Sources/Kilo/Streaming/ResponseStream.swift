@@ -64,8 +64,9 @@ public struct ResponseStream<Element>: AsyncSequence, Sendable {
 
     /// Stops reading: the request, or a reconnection's wait, is cancelled and its connection
     /// closed, and the reader gets `URLError(.cancelled)` at its next read, or at once if it is
-    /// waiting; elements already received are not handed out. Does nothing once the stream has
-    /// ended.
+    /// waiting (a transport that ignores task cancellation is waited for, its body then
+    /// cancelled); elements already received are not handed out. Does nothing once the stream
+    /// has ended.
     public func cancel() {
         connection.cancel()
     }
