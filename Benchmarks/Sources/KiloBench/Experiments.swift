@@ -79,6 +79,14 @@ enum Experiments {
                 let item: Item = try await SleepingDeadline.run(600) { try await undeadlinedProxy.invoke(.get, path: "json") }
                 blackHole(item.id)
             },
+            // What a callback API that is a layer over async code costs by itself: the raw async
+            // row's code in a Task, its result hopped to the main queue, as Kilo's callbacks run.
+            .callbacks("experiment: raw async code in a Task, result hopped to the main queue") { completion in
+                Task {
+                    let result = await Result { try await RequestBenchmarks.rawAsyncGet(url, on: session, decoder: decoder) }
+                    DispatchQueue.main.async { completion(result) }
+                }
+            },
             // Where a lone callback request decodes: raw code that hands the undecoded response
             // to a serial queue and decodes there (as Kilo does for a lone request), against the
             // same-work row that decodes on the delegate queue, then hops.
