@@ -179,6 +179,12 @@ import FoundationNetworking
         elsewhere = elsewhere.carryingCredentials(of: previous, redirectedFrom: url)
         #expect(elsewhere.value(forHTTPHeaderField: "Authorization") == nil)
         #expect(elsewhere.value(forHTTPHeaderField: "Cookie") == nil)
+        let withUser = URLRequest(url: URL(string: "https://alice:pw@cdn.example.net/items?a=1")!)
+            .carryingCredentials(of: previous, redirectedFrom: url)
+        #expect(withUser.url?.absoluteString == "https://cdn.example.net/items?a=1")
+        let sameOriginWithUser = URLRequest(url: URL(string: "https://alice:pw@api.example.com/v2")!)
+            .carryingCredentials(of: previous, redirectedFrom: url)
+        #expect(sameOriginWithUser.url?.user == "alice")
     }
 
     /// A value with CR, LF or NUL never reaches the `URLRequest`, whatever the platform's

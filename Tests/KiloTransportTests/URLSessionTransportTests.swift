@@ -305,6 +305,22 @@ struct URLSessionTransportTests {
         }
     }
 
+    /// The user and password of a URL stay on its origin too: a `//host/path` location, which
+    /// Linux's URLSession resolved into a URL that kept them, does not send them to another host
+    /// as Basic authentication (seen before the fix).
+    @Test(arguments: SessionMode.allCases, [301, 302, 307])
+    func aRedirectToAnotherOriginDropsTheURLsUserInfo(mode: SessionMode, status: Int) async throws {
+        let port = try #require(baseURL.port)
+        let location = "//localhost:\(port)/headers".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let start = try #require(URL(string: "http://alice:pw123@127.0.0.1:\(port)/redirect-to?status_code=\(status)&url=\(location)"))
+        let response = try await transport(mode).send(TransportRequest(method: .get, url: start))
+        #expect(response.statusCode == 200)
+        struct Headers: Decodable { var headers: [String: String] }
+        let received = HTTPHeaders(try JSONDecoder().decode(Headers.self, from: response.body).headers)
+        #expect(received["Host"] == "localhost:\(port)")
+        #expect(received["Authorization"] == nil)
+    }
+
     /// A 301, 302 or 303 after a POST becomes a GET of the new location, as browsers and
     /// URLSession do, without the body's `Content-Type` (which Linux's URLSession sent on).
     @Test(arguments: SessionMode.allCases, [301, 302, 303])

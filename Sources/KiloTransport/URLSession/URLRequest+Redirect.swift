@@ -10,17 +10,20 @@ extension URLRequest {
 
     /// The request a redirect from `origin` leads to, with the credentials of `previous` (the
     /// request that was redirected) if it stays on that origin (scheme, host and port), and
-    /// without any if it leaves it.
+    /// without any if it leaves it: no credential fields, and no user or password in its URL.
     ///
-    /// Linux's URLSession would send the credentials to whatever host the `Location` names;
-    /// Apple's drops `Authorization` on every redirect, even to the same origin. Both now behave
-    /// as the NIO transport does.
+    /// Linux's URLSession would send the credentials to whatever host the `Location` names, and
+    /// resolves a `//host/path` location against a URL with user info into one that keeps it,
+    /// which libcurl then sends to that host as Basic authentication; Apple's drops
+    /// `Authorization` on every redirect, even to the same origin. Both now behave as the NIO
+    /// transport does.
     package func carryingCredentials(of previous: URLRequest, redirectedFrom origin: URL?) -> URLRequest {
         var request = self
         guard let origin, let url, Self.isSameOrigin(origin, url) else {
             for name in Self.credentialFields {
                 request.setValue(nil, forHTTPHeaderField: name)
             }
+            request.url = url.map(Self.withoutUserInfo)
             return request
         }
         for name in ["Authorization", "Proxy-Authorization"] where value(forHTTPHeaderField: name) == nil {
@@ -33,6 +36,17 @@ extension URLRequest {
     package static func isSameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
         lhs.scheme?.lowercased() == rhs.scheme?.lowercased() && lhs.host?.lowercased() == rhs.host?.lowercased()
             && effectivePort(lhs) == effectivePort(rhs)
+    }
+
+    /// `url` without its user and password, or `url` itself when it has none.
+    private static func withoutUserInfo(_ url: URL) -> URL {
+        guard url.user != nil || url.password != nil,
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        else { return url }
+        components.user = nil
+        components.password = nil
+        // Only the user and password changed in components a URL gave, so this always forms.
+        return components.url ?? url
     }
 
     private static func effectivePort(_ url: URL) -> Int? {
