@@ -59,10 +59,12 @@ can check how many requests, retries included, reached the server.
     GET  /malformed?how=H                 a response no HTTP client may accept, by H: `chunked` (a
                                           chunk size that is not hexadecimal), `status` (status code
                                           1000), `not-http` (a line that is not a status line), `length`
-                                          (`Content-Length: abc`), `colon` (a header line without a
+                                          (`Content-Length: abc`), `huge-length` (a length past 64
+                                          bits, then a short body), `colon` (a header line without a
                                           colon), `headers` (320 KB of header fields), `gzip` (a body
                                           labelled gzip that is not), `gzip-truncated` (a gzip body
-                                          without its last 8 bytes, framed by its Content-Length)
+                                          without its last 8 bytes, framed by its Content-Length),
+                                          `unknown-encoding` (`Content-Encoding: x-bogus`, a plain body)
     *    /encoded-empty?status=S&encoding=E[&length=L]
                                           S (200 by default) with `Content-Encoding: E` (gzip by
                                           default) and no body, as a HEAD, 204 or 304 response may
@@ -535,9 +537,12 @@ class FaultHandler(socketserver.BaseRequestHandler):
                                                          for i in range(4)) + framed,
             "one-big-header": b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * 200000 + b"\r\n" + framed,
             "nul-header": b"HTTP/1.1 200 OK\r\nX-Nul: a\x00b\r\n" + framed,
+            "huge-length": b"HTTP/1.1 200 OK\r\nContent-Length: 18446744073709551621\r\nConnection: close\r\n\r\n" + ok,
             "conflicting-length": b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nContent-Length: %d\r\n"
                                   b"Connection: close\r\n\r\n" % (len(ok), len(ok) + 5) + ok + b"extra",
             "gzip": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n" + framed,
+            "unknown-encoding": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: x-bogus\r\n"
+                                + framed,
             "gzip-truncated": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
                               b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(truncated) + truncated,
         }

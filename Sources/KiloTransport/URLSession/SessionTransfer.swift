@@ -136,9 +136,9 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
             failForChangedFile(dataTask)
             return
         }
-        guard let head = response as? HTTPURLResponse, !Self.hasConflictingLengths(head) else {
-            // A Content-Length repeated with different values: which one frames the body is
-            // anyone's guess, and a guess is how responses are smuggled.
+        guard let head = response as? HTTPURLResponse, !Self.hasUnusableLength(head) else {
+            // Which length frames the body is anyone's guess, and a guess is how responses are
+            // smuggled, or cut short unnoticed.
             _ = lock.withLock { state.complete(dataTask) }
             failWaitingCaller(URLError(.badServerResponse))
             Self.cancelAsynchronously(dataTask)
@@ -234,13 +234,16 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
         body.finish(throwing: error)
     }
 
-    /// Whether a response repeats `Content-Length` with different values (URLSession joins a
-    /// repeated field's values with ", ").
-    private static func hasConflictingLengths(_ response: HTTPURLResponse) -> Bool {
-        guard let lengths = response.value(forHTTPHeaderField: "Content-Length"), lengths.contains(",") else {
-            return false
-        }
-        return Set(lengths.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }).count > 1
+    /// Whether a response's `Content-Length` cannot frame its body: repeated with different
+    /// values (URLSession joins a repeated field's values with ", "), or not a number of bytes
+    /// that fits in 64 bits, which libcurl ignores, reading until the connection closes.
+    private static func hasUnusableLength(_ response: HTTPURLResponse) -> Bool {
+        guard let field = response.value(forHTTPHeaderField: "Content-Length") else { return false }
+        let values = field.split(separator: ",", omittingEmptySubsequences: false)
+        let lengths = Set(values.map { $0.trimmingCharacters(in: .whitespaces) })
+        guard lengths.count == 1, let length = lengths.first else { return true }
+        // `Int64` alone would take a sign; all digits, it fails only for none or too many.
+        return !length.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } || Int64(length) == nil
     }
 
     /// Follows a redirect with the credentials it may carry (see

@@ -21,8 +21,8 @@ extension URLError {
     /// line, too many header bytes), or even `.unsupportedURL`
     /// (a bad status line, or no status line at all, as from a server that does not speak
     /// HTTP), as if the URL were at fault; it becomes `.badServerResponse`, and a body that
-    /// does not decompress `.cannotDecodeContentData`, as `AsyncHTTPClientTransport` reports
-    /// them. libcurl's message is the only thing that tells them apart, so this reads it; the
+    /// does not decompress, or is in a `Content-Encoding` libcurl does not know,
+    /// `.cannotDecodeContentData`, as `AsyncHTTPClientTransport` reports the first. libcurl's message is the only thing that tells them apart, so this reads it; the
     /// original error stays as the underlying error.
     func normalized() -> URLError {
         #if canImport(FoundationNetworking)
@@ -44,7 +44,9 @@ extension URLError {
             case .unknown where Self.malformedResponseMessages.contains { message.contains($0) },
                 .unsupportedURL where Self.malformedStatusLineMessages.contains(message):
                 code = .badServerResponse
-            case .unknown where message.hasPrefix("Error while processing content unencoding"):
+            case .unknown
+            where message.hasPrefix("Error while processing content unencoding")
+                || message.hasPrefix("Unrecognized content encoding"):
                 code = .cannotDecodeContentData
             default:
                 return self
