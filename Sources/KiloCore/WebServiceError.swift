@@ -75,7 +75,8 @@ extension WebServiceError: LocalizedError {
 
     /// The first ``descriptionLimit`` characters of `text`, with CR, LF, ESC and the other
     /// control characters escaped (`\\r`, `\\n`, `\\u{1B}`), and an ellipsis when some were
-    /// left out.
+    /// left out. Line and paragraph separators and bidirectional controls (U+2028, U+202E, …)
+    /// are escaped too: they would break a log line or show its text in another order.
     static func summary(of text: String) -> String {
         var summary = ""
         var count = 0
@@ -88,12 +89,19 @@ extension WebServiceError: LocalizedError {
             case "\r": summary += "\\r"
             case "\n": summary += "\\n"
             case "\t": summary += "\\t"
-            case _ where scalar.properties.generalCategory == .control:
+            case _ where Self.isEscaped(scalar):
                 summary += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             default: summary.unicodeScalars.append(scalar)
             }
         }
         return summary
+    }
+
+    private static func isEscaped(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: true
+        default: scalar.properties.isBidiControl
+        }
     }
 }
 
