@@ -39,13 +39,16 @@ extension URLRequest {
     }
 
     /// `url` without its user and password, or `url` itself when it has none.
+    ///
+    /// Components parsed from a URL always form one again once only the user and password are
+    /// removed; `url` is kept only if they could not be parsed, which a URL's own string always
+    /// can.
     private static func withoutUserInfo(_ url: URL) -> URL {
         guard url.user != nil || url.password != nil,
             var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         else { return url }
         components.user = nil
         components.password = nil
-        // Only the user and password changed in components a URL gave, so this always forms.
         return components.url ?? url
     }
 
