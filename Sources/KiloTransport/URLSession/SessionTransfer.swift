@@ -262,6 +262,10 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
         #if canImport(FoundationNetworking)
             followOnLinux(redirected, of: task, after: response, in: session, completionHandler: completionHandler)
         #else
+            guard let redirected else {
+                completionHandler(nil)  // not followed: the redirect's response is the answer
+                return
+            }
             guard let yours = callersDelegate else {
                 completionHandler(redirected)
                 return

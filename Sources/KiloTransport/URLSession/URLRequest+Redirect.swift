@@ -11,19 +11,24 @@ extension URLRequest {
     /// The request a redirect from `origin` leads to, with the credentials of `previous` (the
     /// request that was redirected) if it stays on that origin (scheme, host and port), and
     /// without any if it leaves it: no credential fields, and no user or password in its URL.
+    /// `nil`, so that the redirect is not followed, when its URL's user and password cannot be
+    /// taken off.
     ///
     /// Linux's URLSession would send the credentials to whatever host the `Location` names, and
     /// resolves a `//host/path` location against a URL with user info into one that keeps it,
     /// which libcurl then sends to that host as Basic authentication; Apple's drops
     /// `Authorization` on every redirect, even to the same origin. Both now behave as the NIO
     /// transport does.
-    package func carryingCredentials(of previous: URLRequest, redirectedFrom origin: URL?) -> URLRequest {
+    package func carryingCredentials(of previous: URLRequest, redirectedFrom origin: URL?) -> URLRequest? {
         var request = self
         guard let origin, let url, Self.isSameOrigin(origin, url) else {
             for name in Self.credentialFields {
                 request.setValue(nil, forHTTPHeaderField: name)
             }
-            request.url = url.map(Self.withoutUserInfo)
+            if let url {
+                guard let cleared = Self.withoutUserInfo(url) else { return nil }
+                request.url = cleared
+            }
             return request
         }
         for name in ["Authorization", "Proxy-Authorization"] where value(forHTTPHeaderField: name) == nil {
@@ -38,18 +43,16 @@ extension URLRequest {
             && effectivePort(lhs) == effectivePort(rhs)
     }
 
-    /// `url` without its user and password, or `url` itself when it has none.
+    /// `url` without its user and password, or `nil` if they cannot be taken off.
     ///
-    /// Components parsed from a URL always form one again once only the user and password are
-    /// removed; `url` is kept only if they could not be parsed, which a URL's own string always
-    /// can.
-    private static func withoutUserInfo(_ url: URL) -> URL {
-        guard url.user != nil || url.password != nil,
-            var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
-        else { return url }
-        components.user = nil
-        components.password = nil
-        return components.url ?? url
+    /// Checked as sent, percent-encoded: `url.user` is `nil` for a user such as `%FF` that does
+    /// not decode as UTF-8, and libcurl would still send it.
+    private static func withoutUserInfo(_ url: URL) -> URL? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
+        guard components.percentEncodedUser != nil || components.percentEncodedPassword != nil else { return url }
+        components.percentEncodedUser = nil
+        components.percentEncodedPassword = nil
+        return components.url
     }
 
     private static func effectivePort(_ url: URL) -> Int? {

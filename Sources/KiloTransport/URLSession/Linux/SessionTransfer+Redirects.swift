@@ -17,9 +17,10 @@ import Foundation
     extension SessionTransfer {
         /// Follows a redirect on Linux: without the fields a body-less request must not carry,
         /// after your session's delegate, if any, has decided, with the session's cookies for the
-        /// new URL, and with the body on a new task where the session would drop it.
+        /// new URL, and with the body on a new task where the session would drop it. `nil`
+        /// ends the request at the redirect's response.
         func followOnLinux(
-            _ redirected: URLRequest,
+            _ redirected: URLRequest?,
             of task: URLSessionTask,
             after response: HTTPURLResponse,
             in session: URLSession,
@@ -27,7 +28,10 @@ import Foundation
         ) {
             storesCookies(of: response, thenDeliver: false)  // before the redirected request chooses its own
             guard let answer = answeringRedirect(of: task, with: completionHandler) else { return }
-            let request = redirected.droppingBodyFieldsWithoutABody()
+            guard let request = redirected?.droppingBodyFieldsWithoutABody() else {
+                answer(nil)  // not followed: the redirect's response is the answer
+                return
+            }
             guard let yours = callersDelegate else {
                 follow(settingCookies(on: request), from: task, answer: answer)
                 return
