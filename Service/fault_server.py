@@ -60,7 +60,8 @@ can check how many requests, retries included, reached the server.
                                           chunk size that is not hexadecimal), `status` (status code
                                           1000), `not-http` (a line that is not a status line), `length`
                                           (`Content-Length: abc`), `huge-length` (a length past 64
-                                          bits, then a short body), `colon` (a header line without a
+                                          bits, then a short body), `huge-length-challenge` (the same
+                                          in a 401 with a challenge), `colon` (a header line without a
                                           colon), `headers` (320 KB of header fields), `gzip` (a body
                                           labelled gzip that is not), `gzip-truncated` (a gzip body
                                           without its last 8 bytes, framed by its Content-Length),
@@ -538,6 +539,8 @@ class FaultHandler(socketserver.BaseRequestHandler):
             "one-big-header": b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * 200000 + b"\r\n" + framed,
             "nul-header": b"HTTP/1.1 200 OK\r\nX-Nul: a\x00b\r\n" + framed,
             "huge-length": b"HTTP/1.1 200 OK\r\nContent-Length: 18446744073709551621\r\nConnection: close\r\n\r\n" + ok,
+            "huge-length-challenge": b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"kilo\"\r\n"
+                                     b"Content-Length: 18446744073709551621\r\nConnection: close\r\n\r\n" + ok,
             "conflicting-length": b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nContent-Length: %d\r\n"
                                   b"Connection: close\r\n\r\n" % (len(ok), len(ok) + 5) + ok + b"extra",
             "gzip": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n" + framed,

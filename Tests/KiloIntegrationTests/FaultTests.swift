@@ -109,8 +109,8 @@ struct FaultTests {
     /// URL were at fault. The proxy then works as before.
     @Test(arguments: [
         ("chunked", URLError.Code.badServerResponse), ("status", .badServerResponse), ("not-http", .badServerResponse),
-        ("length", .badServerResponse), ("huge-length", .badServerResponse), ("colon", .badServerResponse),
-        ("headers", .badServerResponse),
+        ("length", .badServerResponse), ("huge-length", .badServerResponse),
+        ("huge-length-challenge", .badServerResponse), ("colon", .badServerResponse), ("headers", .badServerResponse),
         ("one-big-header", .badServerResponse), ("nul-header", .badServerResponse),
         ("conflicting-length", .badServerResponse), ("gzip", .cannotDecodeContentData),
     ])
@@ -127,20 +127,25 @@ struct FaultTests {
     /// A body in a `Content-Encoding` the transport does not know: async-http-client hands it
     /// over as sent; Linux's URLSession cannot, and fails with `cannotDecodeContentData` rather
     /// than libcurl's `unknown` ("Unrecognized content encoding type", seen before the fix).
-    @Test func aBodyInAnUnknownEncoding() async throws {
-        let proxy = try FaultServer.proxy()
-        #if KILO_ASYNC_HTTP_CLIENT
-            let result: FaultServer.OK = try await proxy.invoke(
-                .get, path: "malformed", arguments: ["how": "unknown-encoding"])
-            #expect(result.ok)
-        #elseif canImport(FoundationNetworking)
-            let error = await #expect(throws: URLError.self) {
-                let _: FaultServer.OK = try await proxy.invoke(
+    #if KILO_ASYNC_HTTP_CLIENT || canImport(FoundationNetworking)
+        @Test func anUnknownEncodingIsHandedOverOrRefusedWithACode() async throws {
+            let proxy = try FaultServer.proxy()
+            #if KILO_ASYNC_HTTP_CLIENT
+                let result: FaultServer.OK = try await proxy.invoke(
                     .get, path: "malformed", arguments: ["how": "unknown-encoding"])
-            }
-            #expect(error?.code == .cannotDecodeContentData, "\(error?.localizedDescription ?? "")")
-        #endif
-    }
+                #expect(result.ok)
+            #else
+                let error = await #expect(throws: URLError.self) {
+                    let _: FaultServer.OK = try await proxy.invoke(
+                        .get, path: "malformed", arguments: ["how": "unknown-encoding"])
+                }
+                #expect(error?.code == .cannotDecodeContentData, "\(error?.localizedDescription ?? "")")
+            #endif
+        }
+    #else
+        @Test(.disabled("what Apple's URLSession does with an unknown encoding is not checked here"))
+        func anUnknownEncodingIsHandedOverOrRefusedWithACode() {}
+    #endif
 
     /// A 307 that leads back to itself, after a POST with a body: the body goes with every hop
     /// (on Linux, each on a new task), and the loop ends with `httpTooManyRedirects`, not forever.

@@ -189,6 +189,10 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
             body.finish(throwing: error)
         case .waitingForResponse:
             if let (response, data) = endingResponse(of: task, error: error, isCancelled: isCancelled) {
+                guard !Self.hasUnusableLength(response) else {
+                    failWaitingCaller(URLError(.badServerResponse))  // as when delivered at once
+                    return
+                }
                 body.append(data)
                 body.finish()
                 #if canImport(FoundationNetworking)
@@ -235,8 +239,8 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     /// Whether a response's `Content-Length` cannot frame its body: repeated with different
-    /// values (URLSession joins a repeated field's values with ", "), or not a number of bytes
-    /// that fits in 64 bits, which libcurl ignores, reading until the connection closes.
+    /// values (URLSession joins a repeated field's values with ", "), or past 64 bits, which
+    /// libcurl ignores, reading until the connection closes (other non-numbers it refuses).
     private static func hasUnusableLength(_ response: HTTPURLResponse) -> Bool {
         guard let field = response.value(forHTTPHeaderField: "Content-Length") else { return false }
         let values = field.split(separator: ",", omittingEmptySubsequences: false)
