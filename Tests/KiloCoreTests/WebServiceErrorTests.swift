@@ -25,7 +25,8 @@ import Testing
             headers: ["Content-Type": "text/plain; charset=utf-8"],
             body: Data(text.utf8)
         )
-        #expect(error.localizedDescription == #"a\u{2028}b\u{2029}c\u{202E}d\u{2066}e\u{200F}f "# + "\u{1F469}\u{200D}\u{1F4BB}")
+        let escaped = #"a\u{2028}b\u{2029}c\u{202E}d\u{2066}e\u{200F}f "#
+        #expect(error.localizedDescription == escaped + "\u{1F469}\u{200D}\u{1F4BB}")
     }
 
     @Test func textBodyWithoutCharsetIsReadAsUTF8() {

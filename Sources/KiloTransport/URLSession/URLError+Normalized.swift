@@ -20,11 +20,11 @@ extension URLError {
     /// response that breaks HTTP is `.unknown` (a bad chunk size, `Content-Length` or header
     /// line, too many header bytes), or even `.unsupportedURL`
     /// (a bad status line, or no status line at all, as from a server that does not speak
-    /// HTTP), as if the URL were at fault; it becomes `.badServerResponse`, and a body that
-    /// does not decompress, or is in a `Content-Encoding` libcurl does not know,
-    /// `.cannotDecodeContentData`, as `AsyncHTTPClientTransport` reports the first. libcurl's
-    /// message is the only thing that tells them apart, so this reads it; the original error
-    /// stays as the underlying error.
+    /// HTTP), as if the URL were at fault; it becomes `.badServerResponse`. A body that does not
+    /// decompress, or is in a `Content-Encoding` libcurl does not know, becomes
+    /// `.cannotDecodeContentData` (`AsyncHTTPClientTransport` reports the first so, and hands
+    /// the second over as sent). libcurl's message is the only thing that tells them apart, so
+    /// this reads it; the original error stays as the underlying error.
     func normalized() -> URLError {
         #if canImport(FoundationNetworking)
             let message = (userInfo[NSLocalizedDescriptionKey] as? String) ?? ""
