@@ -39,7 +39,8 @@ Streamed responses (each one thread of the server's own, so several stream at on
          ?fail=CODE (400-599) answers CODE with {"error": {"message", "type", "code"}} (and
          Retry-After: 1 for 429) before any stream; ?drop_after=K sends K events, then half of
          the next one, then closes the connection without ending the chunked body (waiting
-         ?drop_pause=S seconds first, default 0).
+         ?drop_pause=S seconds first, default 0). "stream": false (or ?stream=false) answers
+         with the whole answer as one chat.completion, application/json, as OpenAI's API does.
     GET  /records?count=N&delay=S         N JSON Lines (application/x-ndjson; default 10, at most
          100000), S seconds apart (default 0): {"id": i, "name": "Record i", "created": ms},
          i from 1. ?invalid_at=K makes line K "not json"; ?drop_after=K closes the connection
@@ -290,6 +291,11 @@ def chat():
             response.headers["Retry-After"] = "1"
         return response
     words = ("Echo: " + str(options.get("prompt", ""))).split()
+    if options.get("stream") in (False, "false"):
+        content = " ".join(words[index % len(words)] for index in range(tokens))
+        return jsonify(id="chatcmpl-kilo", object="chat.completion", created=1700000000, model="kilo-sample",
+                       choices=[{"index": 0, "message": {"role": "assistant", "content": content},
+                                 "finish_reason": "stop"}])
 
     def chunk(delta, finish_reason=None):
         data = {"id": "chatcmpl-kilo", "object": "chat.completion.chunk", "created": 1700000000,

@@ -33,7 +33,8 @@ extension WebServiceProxy {
     ///     or ``StreamFormat/jsonLines(of:)``.
     /// - Returns: The stream, to read once.
     /// - Throws: ``WebServiceError`` for a status outside 2xx, with the first ``errorBodyLimit``
-    ///   bytes of its body; ``ArgumentEncodingError`` or ``RequestError`` for bad input (nothing
+    ///   bytes of its body; ``UnexpectedContentTypeError``, with them too, for an event stream's
+    ///   response of another type; ``ArgumentEncodingError`` or ``RequestError`` for bad input (nothing
     ///   is sent); `URLError` when no response arrives (`URLError(.cancelled)` when cancelled);
     ///   ``LimitError`` when the head does not arrive by the deadline.
     public func stream<Element>(
@@ -97,13 +98,13 @@ extension WebServiceProxy {
         -> ResponseStream<Element>
     {
         let settings = currentSettings
-        let response = try await openStream(prepared)
+        let response = try await openStream(prepared, requiring: format.required)
         let reopen: @Sendable (String) async throws -> ResponseBody? = { [self] lastEventID in
             var again = prepared
             if Self.canSendBack(lastEventID) {
                 again.request.headers["Last-Event-ID"] = lastEventID
             }
-            let response = try await openStream(again)
+            let response = try await openStream(again, requiring: format.required)
             guard response.statusCode != 204 else {
                 response.body.cancel()
                 return nil
@@ -130,11 +131,15 @@ extension WebServiceProxy {
     }
 
     /// Sends a request on the proxy's one request path, and returns its response once its head
-    /// has arrived with a 2xx status, its body to end by the request's deadline.
+    /// has arrived with a 2xx status, and with the media type `required` if not `nil` (a 204,
+    /// which has no body, with any), its body to end by the request's deadline.
     ///
-    /// - Throws: ``WebServiceError`` for another status, with the first ``errorBodyLimit`` bytes
-    ///   of its body; the errors of ``exchange(_:collectsBody:read:)``.
-    private func openStream(_ prepared: PreparedRequest) async throws -> StreamedResponse {
+    /// - Throws: ``WebServiceError`` for another status, ``UnexpectedContentTypeError`` for
+    ///   another type, with the first ``errorBodyLimit`` bytes of the body; the errors of
+    ///   ``exchange(_:collectsBody:read:)``.
+    private func openStream(_ prepared: PreparedRequest, requiring required: String?) async throws
+        -> StreamedResponse
+    {
         let started = DispatchTime.now().uptimeNanoseconds
         // A streamed multipart body's temporary file is removed once the head has arrived: the
         // transport has it open by then, and an open file can still be read once removed.
@@ -142,6 +147,17 @@ extension WebServiceProxy {
             guard response.isSuccess else {
                 let body = try await response.body.prefix(Self.errorBodyLimit)
                 throw WebServiceError(statusCode: response.statusCode, headers: response.headers, body: body)
+            }
+            if let required, response.statusCode != 204,
+                !UnexpectedContentTypeError.matches(response.headers["Content-Type"], required)
+            {
+                let body = try await response.body.prefix(Self.errorBodyLimit)
+                throw UnexpectedContentTypeError(
+                    expected: required,
+                    statusCode: response.statusCode,
+                    headers: response.headers,
+                    body: body
+                )
             }
             return response
         }

@@ -124,6 +124,31 @@ struct SampleStreamingTests {
         #expect(problem.error.type == "sample_error")
     }
 
+    /// A chat answer asked for without `"stream": true` comes whole, as JSON with a 200: the
+    /// stream call throws with it rather than read it as events, of which it has none.
+    @Test func aWholeJSONAnswerThrowsFromTheCallWithIt() async throws {
+        struct Completion: Decodable {
+            struct Choice: Decodable { var message: Message }
+            struct Message: Decodable { var content: String }
+            var object: String
+            var choices: [Choice]
+        }
+        let error = await #expect(throws: UnexpectedContentTypeError.self) {
+            _ = try await proxy.stream(
+                .post,
+                path: "chat",
+                arguments: ["stream": "false"],
+                body: ChatRequest(prompt: "hi", tokens: 2),
+                as: .serverSentEvents(of: ChatChunk.self, terminator: "[DONE]")
+            )
+        }
+        #expect(error?.statusCode == 200)
+        #expect(error?.contentType == "application/json")
+        let completion = try JSONDecoder().decode(Completion.self, from: try #require(error?.body))
+        #expect(completion.object == "chat.completion")
+        #expect(completion.choices.first?.message.content == "Echo: hi")
+    }
+
     /// The server pauses before it drops the connection: async-http-client drops with the error
     /// what it has received but not yet been asked for, which on a busy machine may be the
     /// events before the drop (Docs/Streaming.md).

@@ -99,7 +99,10 @@ import Testing
     @Test func aJSONBodyStreamDecodesItsEvents() async throws {
         struct Chunk: Decodable, Equatable { var token: String }
         let deliveries = Deliveries<Chunk>()
-        let transport = FakeTransport(streaming: [.text("data: {\"token\":\"Hi\"}\n\ndata: [DONE]\n\n")])
+        let transport = FakeTransport(
+            headers: ["Content-Type": "text/event-stream"],
+            streaming: [.text("data: {\"token\":\"Hi\"}\n\ndata: [DONE]\n\n")]
+        )
         let proxy = makeProxy(transport, queue: deliveries.queue)
         try proxy.stream(
             .post,

@@ -82,6 +82,25 @@ struct WebServiceProxyStreamReconnectionTests {
         #expect(await transport.requests.count == 2)
     }
 
+    /// A reconnection answered with a 200 of another type, a proxy's login page say, ends the
+    /// stream rather than being parsed as events and asked again.
+    @Test func aResponseOfAnotherTypeOnReconnectingEndsTheStreamWithIt() async throws {
+        let page = "<html>sign in</html>"
+        let transport = Self.transport([
+            Self.events([.text("retry: 1\nid: 1\ndata: a\n\n")]),
+            { StreamedResponse(statusCode: 200, headers: ["Content-Type": "text/html"], body: ResponseBody(Data(page.utf8))) },
+            Self.events([.text("data: never\n\n")]),
+        ])
+        let proxy = makeProxy(transport)
+        let stream = try await proxy.stream(.get, path: "events", as: .serverSentEvents(reconnecting: Self.slow))
+        let (events, error) = await WebServiceProxyStreamingTests.drain(stream)
+        #expect(events.map(\.data) == ["a"])
+        let failure = try #require(error as? UnexpectedContentTypeError)
+        #expect(failure.contentType == "text/html")
+        #expect(failure.body == Data(page.utf8))
+        #expect(await transport.requests.count == 2)
+    }
+
     @Test func aFirstResponseWithNoContentIsNotReconnected() async throws {
         let transport = Self.transport([Self.events([], status: 204), Self.events([.text("data: never\n\n")])])
         let proxy = makeProxy(transport)

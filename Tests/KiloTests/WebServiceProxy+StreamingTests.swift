@@ -12,6 +12,9 @@ import Testing
         var id: Int
     }
 
+    /// The header fields of a server-sent event stream, which a stream of events requires.
+    static let eventStream: HTTPHeaders = ["Content-Type": "text/event-stream"]
+
     /// Reads a stream to its end, returning what it delivered and the error that ended it.
     static func drain<Element>(_ stream: ResponseStream<Element>) async -> (elements: [Element], error: (any Error)?) {
         var elements: [Element] = []
@@ -77,7 +80,7 @@ import Testing
 
     @Test func serverSentEventsArriveWithTheirFields() async throws {
         let proxy = makeProxy(
-            FakeTransport(streaming: [
+            FakeTransport(headers: Self.eventStream, streaming: [
                 .text("event: tick\nid: 7\ndata: a\n"), .text("data: b\n\n: comment\n\ndata: c\n\n"),
             ])
         )
@@ -118,7 +121,7 @@ import Testing
 
     @Test func anUndecodableEventFailsWithItsLineAfterTheEventsBeforeIt() async throws {
         let proxy = makeProxy(
-            FakeTransport(streaming: [
+            FakeTransport(headers: Self.eventStream, streaming: [
                 .text(#"data: {"token":"a"}"# + "\n\n: ping\ndata: {oops}\n\n" + #"data: {"token":"b"}"# + "\n\n")
             ])
         )
@@ -134,7 +137,7 @@ import Testing
 
     @Test func theSkipPolicyGoesPastUndecodableEvents() async throws {
         let proxy = makeProxy(
-            FakeTransport(streaming: [
+            FakeTransport(headers: Self.eventStream, streaming: [
                 .text(#"data: {"token":"a"}"# + "\n\ndata: {oops}\n\n" + #"data: {"token":"b"}"# + "\n\n")
             ])
         )
@@ -198,7 +201,7 @@ import Testing
         case "events": steps = [.text("data: ok\n\n"), .text("data: " + long), .text(long + "\n\n")]
         default: steps = [.text("\"ok\"\n"), .text("\"" + long), .text(long + "\"\n")]
         }
-        let proxy = makeProxy(FakeTransport(streaming: steps))
+        let proxy = makeProxy(FakeTransport(headers: Self.eventStream, streaming: steps))
         proxy.limits.maximumElementSize = 64
         let outcome: (count: Int, error: (any Error)?)
         switch format {
@@ -273,6 +276,38 @@ import Testing
         #expect(error?.body.count == WebServiceProxy.errorBodyLimit)
     }
 
+    /// A 200 to a request for events that is not `text/event-stream` (JSON, as an API gives when
+    /// it was not asked to stream, or no type at all) fails from the call, as `EventSource`
+    /// fails it, with the start of its body; a `charset` or another case is no other type.
+    @Test func aResponseThatIsNotAnEventStreamThrowsFromTheCall() async throws {
+        let json = #"{"error":"streaming is off"}"#
+        for contentType in ["application/json", "text/plain", "text/event-stream-x", nil] as [String?] {
+            let headers: HTTPHeaders = contentType.map { ["Content-Type": $0] } ?? [:]
+            let proxy = makeProxy(FakeTransport(headers: headers, streaming: [.text(json)]))
+            let error = await #expect(throws: UnexpectedContentTypeError.self, "\(contentType ?? "none")") {
+                _ = try await proxy.stream(.get, path: "chat", as: .serverSentEvents(of: Chunk.self))
+            }
+            #expect(error?.statusCode == 200)
+            #expect(error?.contentType == contentType)
+            #expect(error?.body == Data(json.utf8))
+            #expect(error?.expected == "text/event-stream")
+        }
+        for contentType in ["text/event-stream; charset=utf-8", "Text/Event-Stream"] {
+            let proxy = makeProxy(FakeTransport(headers: ["Content-Type": contentType], streaming: [.text("data: a\n\n")]))
+            let (events, error) = await Self.drain(try await proxy.stream(.get, path: "x", as: .serverSentEvents))
+            #expect(events.map(\.data) == ["a"], "\(contentType)")
+            #expect(error == nil)
+        }
+    }
+
+    /// Only an event stream requires its type: lines, bytes and JSON Lines take any.
+    @Test func otherFormatsTakeAnyType() async throws {
+        let proxy = makeProxy(FakeTransport(headers: ["Content-Type": "text/html"], streaming: [.text("{\"id\":1}\n")]))
+        let (records, error) = await Self.drain(try await proxy.stream(.get, path: "x", as: .jsonLines(of: Record.self)))
+        #expect(records == [Record(id: 1)])
+        #expect(error == nil)
+    }
+
     @Test func aNoContentResponseIsAnEmptyStream() async throws {
         let proxy = makeProxy(FakeTransport(statusCode: 204, data: Data()))
         let stream = try await proxy.stream(.get, path: "x", as: .serverSentEvents)
@@ -285,7 +320,7 @@ import Testing
     // MARK: Requests
 
     @Test func theRequestIsBuiltAsInvokeBuildsIt() async throws {
-        let transport = FakeTransport(streaming: [])
+        let transport = FakeTransport(headers: Self.eventStream, streaming: [])
         let proxy = makeProxy(transport)
         proxy.headers = ["Authorization": "Bearer t"]
         _ = await Self.drain(
@@ -451,7 +486,7 @@ import Testing
 
     @Test func aConnectionLostMidEventDeliversTheEventsBeforeIt() async throws {
         let proxy = makeProxy(
-            FakeTransport(streaming: [.text("data: one\n\ndata: tw"), .failure(URLError(.networkConnectionLost))])
+            FakeTransport(headers: Self.eventStream, streaming: [.text("data: one\n\ndata: tw"), .failure(URLError(.networkConnectionLost))])
         )
         let (events, error) = await Self.drain(try await proxy.stream(.get, path: "events", as: .serverSentEvents))
         #expect(events.map(\.data) == ["one"])

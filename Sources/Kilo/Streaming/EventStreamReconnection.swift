@@ -20,7 +20,8 @@ import Foundation
 /// connection ended inside is dropped, as `EventSource` drops it.
 ///
 /// As `EventSource`, it does not reconnect after a 204 No Content (the stream ends) or a status
-/// outside 2xx (the stream throws ``WebServiceError``); nor after the terminator of a decoded
+/// outside 2xx (the stream throws ``WebServiceError``) or a response of another type
+/// (``UnexpectedContentTypeError``); nor after the terminator of a decoded
 /// stream, a ``StreamElementError``, a ``LimitError``, or cancellation. The first request is
 /// not repeated: a failure to connect at all is thrown by the `stream` call.
 public struct EventStreamReconnection: Sendable, Hashable {

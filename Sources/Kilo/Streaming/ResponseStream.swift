@@ -96,7 +96,7 @@ public struct ResponseStream<Element>: AsyncSequence, Sendable {
         ///   not decode (after the elements before it); the transport's `URLError` for a
         ///   connection lost, `URLError(.cancelled)` once cancelled; ``LimitError`` past the
         ///   proxy's deadline; ``WebServiceError`` when a reconnecting event stream gets a status
-        ///   outside 2xx.
+        ///   outside 2xx, ``UnexpectedContentTypeError`` when it gets a response of another type.
         public mutating func next() async throws -> Element? {
             try await reading.next()
         }

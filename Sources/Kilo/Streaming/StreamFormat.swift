@@ -19,10 +19,29 @@ import KiloCore
 public struct StreamFormat<Element>: Sendable {
     /// The `Accept` field a request for this format sends, unless the proxy's headers have one.
     let accept: String?
+    /// The media type a response must have, or `nil` for any; see ``UnexpectedContentTypeError``.
+    var required: String? = nil
     /// How an event stream reconnects; `nil` for no reconnection.
     let reconnection: EventStreamReconnection?
     /// Makes the parser for one response, with the proxy's JSON decoder and element limit.
     let makeParser: @Sendable (_ makeDecoder: () -> JSONDecoder, _ maximumElementSize: Int) -> ElementParser<Element>
+}
+
+extension StreamFormat {
+    /// A format that asks for `text/event-stream` and accepts no other type.
+    fileprivate static func eventStream(
+        reconnecting reconnection: EventStreamReconnection?,
+        makeParser:
+            @escaping @Sendable (_ makeDecoder: () -> JSONDecoder, _ maximumElementSize: Int) ->
+            ElementParser<Element>
+    ) -> StreamFormat {
+        StreamFormat(
+            accept: "text/event-stream",
+            required: "text/event-stream",
+            reconnection: reconnection,
+            makeParser: makeParser
+        )
+    }
 }
 
 extension StreamFormat where Element == Data {
@@ -44,7 +63,8 @@ extension StreamFormat where Element == String {
 
 extension StreamFormat where Element == ServerSentEvent {
     /// The events of a `text/event-stream` body, parsed as a browser's `EventSource` parses them;
-    /// see ``ServerSentEventParser``. The request asks for `Accept: text/event-stream`.
+    /// see ``ServerSentEventParser``. The request asks for `Accept: text/event-stream`; a
+    /// response of another type fails with ``UnexpectedContentTypeError``, as in a browser.
     public static var serverSentEvents: StreamFormat<ServerSentEvent> {
         serverSentEvents(reconnecting: nil)
     }
@@ -55,7 +75,7 @@ extension StreamFormat where Element == ServerSentEvent {
     /// - Parameter reconnection: When and how often to reconnect; `nil` for never.
     /// - Returns: The format.
     public static func serverSentEvents(reconnecting reconnection: EventStreamReconnection?) -> StreamFormat {
-        StreamFormat(accept: "text/event-stream", reconnection: reconnection) { _, limit in
+        eventStream(reconnecting: reconnection) { _, limit in
             ElementParser<ServerSentEvent>.events(maximumSize: limit)
         }
     }
@@ -63,7 +83,8 @@ extension StreamFormat where Element == ServerSentEvent {
 
 extension StreamFormat where Element: Decodable & Sendable {
     /// The data of each event of a `text/event-stream` body, decoded from JSON: the shape of a
-    /// chat model's streamed answer. See ``ServerSentEventDecoder``.
+    /// chat model's streamed answer. See ``ServerSentEventDecoder``. A response of another type
+    /// fails with ``UnexpectedContentTypeError``.
     ///
     /// ```swift
     /// .serverSentEvents(of: ChatChunk.self, terminator: "[DONE]")
@@ -87,7 +108,7 @@ extension StreamFormat where Element: Decodable & Sendable {
         undecodableEvents: UndecodableEventPolicy = .fail,
         reconnecting reconnection: EventStreamReconnection? = nil
     ) -> StreamFormat {
-        StreamFormat(accept: "text/event-stream", reconnection: reconnection) { makeDecoder, limit in
+        eventStream(reconnecting: reconnection) { makeDecoder, limit in
             ElementParser.decodedEvents(
                 decoder: makeDecoder(),
                 terminator: terminator,
