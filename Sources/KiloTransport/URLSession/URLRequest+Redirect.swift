@@ -38,8 +38,15 @@ extension URLRequest {
     }
 
     /// Whether two URLs have the same origin: scheme, host and port, the default port counted.
+    ///
+    /// Hosts are compared as sent, percent-encoded: `URL.host` is `nil` for one that does not
+    /// decode (`%FF`), and two such hosts are not one origin. A URL without a host has none.
     package static func isSameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
-        lhs.scheme?.lowercased() == rhs.scheme?.lowercased() && lhs.host?.lowercased() == rhs.host?.lowercased()
+        guard let left = URLComponents(url: lhs, resolvingAgainstBaseURL: true),
+            let right = URLComponents(url: rhs, resolvingAgainstBaseURL: true),
+            let host = left.percentEncodedHost?.lowercased(), !host.isEmpty
+        else { return false }
+        return host == right.percentEncodedHost?.lowercased() && left.scheme?.lowercased() == right.scheme?.lowercased()
             && effectivePort(lhs) == effectivePort(rhs)
     }
 

@@ -19,8 +19,9 @@ enum Redirect {
     /// A 303 becomes a `GET` with no body, `Content-Type` or `Content-Length` (a `HEAD` stays a
     /// `HEAD`), and so does a `POST` that gets a 301 or 302 (RFC 9110 §15.4); any other request
     /// keeps its method, headers and body, as a 307 or 308 keeps them. Only `http` and `https`
-    /// targets are followed. Credentials are dropped when the target has another scheme, host or
-    /// port.
+    /// targets are followed. Credentials (the credential fields, and a user and password in the
+    /// target's URL) are dropped when the target has another scheme, host or port; a target
+    /// whose user and password cannot be taken off is not followed.
     ///
     /// - Parameters:
     ///   - statusCode: The response's status code.
@@ -48,6 +49,8 @@ enum Redirect {
             for name in credentialHeaders {
                 next.headers[name] = nil
             }
+            guard let cleared = withoutUserInfo(target) else { return nil }
+            next.url = cleared
         }
         return next
     }
@@ -63,9 +66,25 @@ enum Redirect {
         }
     }
 
+    /// Whether two URLs have the same origin, hosts compared as sent (percent-encoded), as
+    /// `URLSessionTransport` compares them: a URL without a host has none.
     private static func isSameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
-        lhs.scheme?.lowercased() == rhs.scheme?.lowercased() && lhs.host?.lowercased() == rhs.host?.lowercased()
+        guard let left = URLComponents(url: lhs, resolvingAgainstBaseURL: true),
+            let right = URLComponents(url: rhs, resolvingAgainstBaseURL: true),
+            let host = left.percentEncodedHost?.lowercased(), !host.isEmpty
+        else { return false }
+        return host == right.percentEncodedHost?.lowercased() && left.scheme?.lowercased() == right.scheme?.lowercased()
             && effectivePort(lhs) == effectivePort(rhs)
+    }
+
+    /// `url` without its user and password, which the transport would send as Basic
+    /// authentication, or `nil` if they cannot be taken off.
+    private static func withoutUserInfo(_ url: URL) -> URL? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
+        guard components.percentEncodedUser != nil || components.percentEncodedPassword != nil else { return url }
+        components.percentEncodedUser = nil
+        components.percentEncodedPassword = nil
+        return components.url
     }
 
     private static func effectivePort(_ url: URL) -> Int? {

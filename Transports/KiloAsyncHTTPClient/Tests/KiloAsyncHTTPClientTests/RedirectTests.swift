@@ -83,6 +83,22 @@ import Testing
         #expect(next.headers["X-Kept"] == "yes")
     }
 
+    /// A user and password in the target's URL, which the transport would send as Basic
+    /// authentication, stay off another origin too, even ones that do not decode (`%FF`).
+    @Test(arguments: ["https://alice:pw@other.example.com/a?b=1", "https://%FF@other.example.com/a?b=1"])
+    func theTargetsUserInfoIsDroppedOnAnotherOrigin(location: String) throws {
+        let next = try #require(Redirect.request(following: 302, location: location, from: Self.post()))
+        #expect(next.url.absoluteString == "https://other.example.com/a?b=1")
+        #expect(next.headers["Authorization"] == nil)
+    }
+
+    /// A target whose host does not decode (`URL.host` is `nil`) is not followed, so two such
+    /// hosts are never taken for one origin.
+    @Test func aTargetWhoseHostDoesNotDecodeIsNotFollowed() throws {
+        let request = Self.post(try #require(URL(string: "http://%FF/a")))
+        #expect(Redirect.request(following: 307, location: "http://%FE/b", from: request) == nil)
+    }
+
     @Test func theDefaultPortIsTheSameOrigin() throws {
         let next = try #require(
             Redirect.request(following: 302, location: "https://API.example.com:443/z", from: Self.post())
