@@ -98,13 +98,13 @@ extension WebServiceProxy {
         -> ResponseStream<Element>
     {
         let settings = currentSettings
-        let response = try await openStream(prepared, requiring: format.required)
+        let response = try await openStream(prepared, requiring: format.requiredMediaType)
         let reopen: @Sendable (String) async throws -> ResponseBody? = { [self] lastEventID in
             var again = prepared
             if Self.canSendBack(lastEventID) {
                 again.request.headers["Last-Event-ID"] = lastEventID
             }
-            let response = try await openStream(again, requiring: format.required)
+            let response = try await openStream(again, requiring: format.requiredMediaType)
             guard response.statusCode != 204 else {
                 response.body.cancel()
                 return nil
@@ -131,13 +131,13 @@ extension WebServiceProxy {
     }
 
     /// Sends a request on the proxy's one request path, and returns its response once its head
-    /// has arrived with a 2xx status, and with the media type `required` if not `nil` (a 204,
-    /// which has no body, with any), its body to end by the request's deadline.
+    /// has arrived with a 2xx status, and with `requiredMediaType` if not `nil` (a 204, which has
+    /// no body, with any), its body to end by the request's deadline.
     ///
-    /// - Throws: ``WebServiceError`` for another status, ``UnexpectedContentTypeError`` for
-    ///   another type, with the first ``errorBodyLimit`` bytes of the body; the errors of
-    ///   ``exchange(_:collectsBody:read:)``.
-    private func openStream(_ prepared: PreparedRequest, requiring required: String?) async throws
+    /// - Throws: ``WebServiceError`` for another status, with the first ``errorBodyLimit`` bytes
+    ///   of its body; ``UnexpectedContentTypeError`` for another type, with the start of its
+    ///   body; the errors of ``exchange(_:collectsBody:read:)``.
+    private func openStream(_ prepared: PreparedRequest, requiring requiredMediaType: String?) async throws
         -> StreamedResponse
     {
         let started = DispatchTime.now().uptimeNanoseconds
@@ -148,15 +148,14 @@ extension WebServiceProxy {
                 let body = try await response.body.prefix(Self.errorBodyLimit)
                 throw WebServiceError(statusCode: response.statusCode, headers: response.headers, body: body)
             }
-            if let required, response.statusCode != 204,
-                !UnexpectedContentTypeError.matches(response.headers["Content-Type"], required)
+            if let requiredMediaType, response.statusCode != 204,
+                !UnexpectedContentTypeError.matches(response.headers["Content-Type"], expected: requiredMediaType)
             {
-                let body = try await response.body.prefix(Self.errorBodyLimit)
                 throw UnexpectedContentTypeError(
-                    expected: required,
+                    expected: requiredMediaType,
                     statusCode: response.statusCode,
                     headers: response.headers,
-                    body: body
+                    body: try await Self.start(of: response)
                 )
             }
             return response
@@ -166,5 +165,18 @@ extension WebServiceProxy {
             response.body.buffer.expire(after: max(deadline - elapsed, 0))
         }
         return response
+    }
+
+    /// The start of a response of the wrong type, to show what the server sent: up to
+    /// ``errorBodyLimit`` bytes of a body with a `Content-Length`, which ends by itself, and of
+    /// any other, which may be a stream under another type, what its first read brings, so that
+    /// the call does not wait for the stream to end. The rest is not read.
+    private static func start(of response: StreamedResponse) async throws -> Data {
+        guard response.headers["Content-Length"] == nil else {
+            return try await response.body.prefix(errorBodyLimit)
+        }
+        defer { response.body.cancel() }
+        var chunks = response.body.makeAsyncIterator()
+        return try await chunks.next()?.prefix(errorBodyLimit) ?? Data()
     }
 }

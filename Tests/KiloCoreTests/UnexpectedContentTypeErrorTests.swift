@@ -5,12 +5,14 @@ import Testing
 
 @Suite struct UnexpectedContentTypeErrorTests {
     @Test func aTypeMatchesWhateverItsParametersAndCase() {
-        #expect(UnexpectedContentTypeError.matches("text/event-stream", "text/event-stream"))
-        #expect(UnexpectedContentTypeError.matches("TEXT/Event-Stream ; charset=UTF-8", "text/event-stream"))
-        #expect(!UnexpectedContentTypeError.matches("text/event-streams", "text/event-stream"))
-        #expect(!UnexpectedContentTypeError.matches("text/plain", "text/event-stream"))
-        #expect(!UnexpectedContentTypeError.matches("event-stream", "text/event-stream"))
-        #expect(!UnexpectedContentTypeError.matches(nil, "text/event-stream"))
+        #expect(UnexpectedContentTypeError.matches("text/event-stream", expected: "text/event-stream"))
+        #expect(
+            UnexpectedContentTypeError.matches("TEXT/Event-Stream ; charset=UTF-8", expected: "text/event-stream")
+        )
+        #expect(!UnexpectedContentTypeError.matches("text/event-streams", expected: "text/event-stream"))
+        #expect(!UnexpectedContentTypeError.matches("text/plain", expected: "text/event-stream"))
+        #expect(!UnexpectedContentTypeError.matches("event-stream", expected: "text/event-stream"))
+        #expect(!UnexpectedContentTypeError.matches(nil, expected: "text/event-stream"))
     }
 
     /// The description names both types; the server's is escaped and cut short as a
@@ -23,7 +25,8 @@ import Testing
             statusCode: 200,
             headers: ["Content-Type": "application/json"]
         )
-        #expect(json.localizedDescription == "The response is not text/event-stream: it has Content-Type application/json.")
+        let named = "The response is not text/event-stream: it has Content-Type application/json."
+        #expect(json.localizedDescription == named)
         let hostile = UnexpectedContentTypeError(
             expected: "text/event-stream",
             statusCode: 200,

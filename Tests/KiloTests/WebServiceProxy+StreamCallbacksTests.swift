@@ -135,6 +135,23 @@ import Testing
         #expect(deliveries.elements == ["a"])
     }
 
+    @Test func anEventStreamOfAnotherTypeCompletesWithUnexpectedContentTypeError() async throws {
+        let deliveries = Deliveries<ServerSentEvent>()
+        let transport = FakeTransport(statusCode: 200, body: #"{"answer":"whole"}"#)
+        let proxy = makeProxy(transport, queue: deliveries.queue)
+        proxy.stream(
+            .get,
+            path: "chat",
+            as: .serverSentEvents,
+            elementHandler: deliveries.element,
+            completionHandler: deliveries.complete
+        )
+        let failure = try #require(await deliveries.completion().failure as? UnexpectedContentTypeError)
+        #expect(failure.contentType == "application/json")
+        #expect(failure.body == Data(#"{"answer":"whole"}"#.utf8))
+        #expect(deliveries.elements.isEmpty)
+    }
+
     @Test func anErrorStatusCompletesWithWebServiceError() async throws {
         let deliveries = Deliveries<String>()
         let proxy = makeProxy(FakeTransport(statusCode: 503, body: "busy"), queue: deliveries.queue)

@@ -88,7 +88,10 @@ struct WebServiceProxyStreamReconnectionTests {
         let page = "<html>sign in</html>"
         let transport = Self.transport([
             Self.events([.text("retry: 1\nid: 1\ndata: a\n\n")]),
-            { StreamedResponse(statusCode: 200, headers: ["Content-Type": "text/html"], body: ResponseBody(Data(page.utf8))) },
+            {
+                let headers: HTTPHeaders = ["Content-Type": "text/html"]
+                return StreamedResponse(statusCode: 200, headers: headers, body: ResponseBody(Data(page.utf8)))
+            },
             Self.events([.text("data: never\n\n")]),
         ])
         let proxy = makeProxy(transport)
@@ -98,6 +101,24 @@ struct WebServiceProxyStreamReconnectionTests {
         let failure = try #require(error as? UnexpectedContentTypeError)
         #expect(failure.contentType == "text/html")
         #expect(failure.body == Data(page.utf8))
+        #expect(await transport.requests.count == 2)
+    }
+
+    /// A 204 No Content ends a reconnecting stream whatever its type, or with none.
+    @Test func aNoContentReconnectionOfAnyTypeEndsTheStream() async throws {
+        let transport = Self.transport([
+            Self.events([.text("retry: 1\nid: 1\ndata: a\n\n")]),
+            { StreamedResponse(statusCode: 204, body: ResponseBody()) },
+            Self.events([.text("data: never\n\n")]),
+        ])
+        let stream = try await makeProxy(transport).stream(
+            .get,
+            path: "events",
+            as: .serverSentEvents(reconnecting: Self.slow)
+        )
+        let (events, error) = await WebServiceProxyStreamingTests.drain(stream)
+        #expect(events.map(\.data) == ["a"])
+        #expect(error == nil)
         #expect(await transport.requests.count == 2)
     }
 

@@ -293,17 +293,44 @@ import Testing
             #expect(error?.expected == "text/event-stream")
         }
         for contentType in ["text/event-stream; charset=utf-8", "Text/Event-Stream"] {
-            let proxy = makeProxy(FakeTransport(headers: ["Content-Type": contentType], streaming: [.text("data: a\n\n")]))
-            let (events, error) = await Self.drain(try await proxy.stream(.get, path: "x", as: .serverSentEvents))
+            let transport = FakeTransport(headers: ["Content-Type": contentType], streaming: [.text("data: a\n\n")])
+            let stream = try await makeProxy(transport).stream(.get, path: "x", as: .serverSentEvents)
+            let (events, error) = await Self.drain(stream)
             #expect(events.map(\.data) == ["a"], "\(contentType)")
             #expect(error == nil)
         }
     }
 
+    /// The error keeps the whole of a body with a `Content-Length`, which ends by itself, but of
+    /// one without, which may be an endless stream under another type, only its first read: the
+    /// call does not wait for the stream to end, and cancels it.
+    @Test func aResponseOfAnotherTypeIsReadOnlyAsFarAsItEnds() async throws {
+        let document = FakeTransport(
+            headers: ["Content-Type": "application/json", "Content-Length": "9"],
+            streaming: [.text("{\"a\":"), .pause(0.05), .text("1}\n")]
+        )
+        let whole = await #expect(throws: UnexpectedContentTypeError.self) {
+            _ = try await makeProxy(document).stream(.get, path: "x", as: .serverSentEvents)
+        }
+        #expect(whole?.body == Data("{\"a\":1}\n".utf8))
+        let cancelled = Flag()
+        let endless = await #expect(throws: UnexpectedContentTypeError.self) {
+            _ = try await makeProxy(Self.endlessTransport(cancelled: cancelled)).stream(
+                .get,
+                path: "x",
+                as: .serverSentEvents
+            )
+        }
+        #expect(endless?.body == Data("line 0\n".utf8))
+        #expect(cancelled.value)
+    }
+
     /// Only an event stream requires its type: lines, bytes and JSON Lines take any.
     @Test func otherFormatsTakeAnyType() async throws {
-        let proxy = makeProxy(FakeTransport(headers: ["Content-Type": "text/html"], streaming: [.text("{\"id\":1}\n")]))
-        let (records, error) = await Self.drain(try await proxy.stream(.get, path: "x", as: .jsonLines(of: Record.self)))
+        let transport = FakeTransport(headers: ["Content-Type": "text/html"], streaming: [.text("{\"id\":1}\n")])
+        let (records, error) = await Self.drain(
+            try await makeProxy(transport).stream(.get, path: "x", as: .jsonLines(of: Record.self))
+        )
         #expect(records == [Record(id: 1)])
         #expect(error == nil)
     }
@@ -486,7 +513,10 @@ import Testing
 
     @Test func aConnectionLostMidEventDeliversTheEventsBeforeIt() async throws {
         let proxy = makeProxy(
-            FakeTransport(headers: Self.eventStream, streaming: [.text("data: one\n\ndata: tw"), .failure(URLError(.networkConnectionLost))])
+            FakeTransport(
+                headers: Self.eventStream,
+                streaming: [.text("data: one\n\ndata: tw"), .failure(URLError(.networkConnectionLost))]
+            )
         )
         let (events, error) = await Self.drain(try await proxy.stream(.get, path: "events", as: .serverSentEvents))
         #expect(events.map(\.data) == ["one"])

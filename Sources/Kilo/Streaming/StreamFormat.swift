@@ -20,7 +20,7 @@ public struct StreamFormat<Element>: Sendable {
     /// The `Accept` field a request for this format sends, unless the proxy's headers have one.
     let accept: String?
     /// The media type a response must have, or `nil` for any; see ``UnexpectedContentTypeError``.
-    var required: String? = nil
+    var requiredMediaType: String? = nil
     /// How an event stream reconnects; `nil` for no reconnection.
     let reconnection: EventStreamReconnection?
     /// Makes the parser for one response, with the proxy's JSON decoder and element limit.
@@ -29,7 +29,7 @@ public struct StreamFormat<Element>: Sendable {
 
 extension StreamFormat {
     /// A format that asks for `text/event-stream` and accepts no other type.
-    fileprivate static func eventStream(
+    private static func eventStream(
         reconnecting reconnection: EventStreamReconnection?,
         makeParser:
             @escaping @Sendable (_ makeDecoder: () -> JSONDecoder, _ maximumElementSize: Int) ->
@@ -37,7 +37,7 @@ extension StreamFormat {
     ) -> StreamFormat {
         StreamFormat(
             accept: "text/event-stream",
-            required: "text/event-stream",
+            requiredMediaType: "text/event-stream",
             reconnection: reconnection,
             makeParser: makeParser
         )
@@ -64,7 +64,7 @@ extension StreamFormat where Element == String {
 extension StreamFormat where Element == ServerSentEvent {
     /// The events of a `text/event-stream` body, parsed as a browser's `EventSource` parses them;
     /// see ``ServerSentEventParser``. The request asks for `Accept: text/event-stream`; a
-    /// response of another type fails with ``UnexpectedContentTypeError``, as in a browser.
+    /// response of another type fails with ``UnexpectedContentTypeError``, as `EventSource` fails it.
     public static var serverSentEvents: StreamFormat<ServerSentEvent> {
         serverSentEvents(reconnecting: nil)
     }

@@ -5,8 +5,9 @@ import KiloTransport
 /// server-sent events whose `Content-Type` is not `text/event-stream`, such as a JSON error
 /// document sent with a 200, or a page from a proxy on the way.
 ///
-/// An `EventSource` fails such a response rather than parse it as events (it has none, and a
-/// reconnecting stream would ask again forever); so does Kilo, keeping what the server said.
+/// A browser's `EventSource` fails such a response rather than parse it as events (it has none,
+/// and a reconnecting stream would ask again forever); so does Kilo, keeping what the server
+/// said. A 204 No Content, which has no body, ends a stream of any type.
 ///
 /// ```swift
 /// } catch let error as UnexpectedContentTypeError {
@@ -20,7 +21,9 @@ public struct UnexpectedContentTypeError: Error, Sendable, Hashable {
     public var statusCode: Int
     /// The response's header fields.
     public var headers: HTTPHeaders
-    /// The start of the response's body, as received (a proxy keeps its first 1 MiB).
+    /// The start of the response's body, as received: from `WebServiceProxy`, at most its
+    /// `errorBodyLimit`, and of a body without a `Content-Length` only what its first read
+    /// brought, since such a body may be an endless stream.
     public var body: Data
 
     /// Creates an error.
@@ -49,7 +52,7 @@ public struct UnexpectedContentTypeError: Error, Sendable, Hashable {
     ///   - contentType: A `Content-Type` value, or `nil` for none.
     ///   - expected: A media type, such as `text/event-stream`.
     /// - Returns: `false` for none, or for a value that is not a media type.
-    public static func matches(_ contentType: String?, _ expected: String) -> Bool {
+    package static func matches(_ contentType: String?, expected: String) -> Bool {
         guard let contentType, let mediaType = MediaType(contentType), let wanted = MediaType(expected) else {
             return false
         }
