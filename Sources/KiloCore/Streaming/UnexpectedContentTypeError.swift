@@ -7,7 +7,9 @@ import KiloTransport
 ///
 /// A browser's `EventSource` fails such a response rather than parse it as events (it has none,
 /// and a reconnecting stream would ask again forever); so does Kilo, keeping what the server
-/// said. A 204 No Content, which has no body, ends a stream of any type.
+/// said. A 204 No Content, which has no body, ends a stream of any type. For a server you trust
+/// that sends events under another type, stream `.bytes` and parse them with a
+/// ``ServerSentEventParser``.
 ///
 /// ```swift
 /// } catch let error as UnexpectedContentTypeError {
