@@ -33,10 +33,11 @@ extension WebServiceProxy {
     ///     or ``StreamFormat/jsonLines(of:)``.
     /// - Returns: The stream, to read once.
     /// - Throws: ``WebServiceError`` for a status outside 2xx, with the first ``errorBodyLimit``
-    ///   bytes of its body; ``UnexpectedContentTypeError``, with them too, for an event stream's
-    ///   response of another type; ``ArgumentEncodingError`` or ``RequestError`` for bad input (nothing
-    ///   is sent); `URLError` when no response arrives (`URLError(.cancelled)` when cancelled);
-    ///   ``LimitError`` when the head does not arrive by the deadline.
+    ///   bytes of its body; ``UnexpectedContentTypeError``, with the start of its body, for an
+    ///   event stream's response of another type; ``ArgumentEncodingError`` or ``RequestError``
+    ///   for bad input (nothing is sent); `URLError` when no response arrives
+    ///   (`URLError(.cancelled)` when cancelled); ``LimitError`` when the head does not arrive by
+    ///   the deadline.
     public func stream<Element>(
         _ method: Method,
         path: String,
