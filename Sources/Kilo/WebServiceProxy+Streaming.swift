@@ -168,16 +168,17 @@ extension WebServiceProxy {
         return response
     }
 
-    /// The start of a response of the wrong type, to show what the server sent: up to
-    /// ``errorBodyLimit`` bytes of a body with a `Content-Length`, which ends by itself, and of
-    /// any other, which may be a stream under another type, what its first read brings, so that
-    /// the call does not wait for the stream to end. The rest is not read.
+    /// The start of a response of the wrong type, to show what the server sent: what its first
+    /// read brings, up to ``errorBodyLimit`` bytes, and nothing more, since a body of any length
+    /// may come as slowly as its server likes; nothing if the connection fails first. The rest
+    /// is not read.
     private static func start(of response: StreamedResponse) async throws -> Data {
-        guard response.headers["Content-Length"] == nil else {
-            return try await response.body.prefix(errorBodyLimit)
-        }
         defer { response.body.cancel() }
         var chunks = response.body.makeAsyncIterator()
-        return try await chunks.next()?.prefix(errorBodyLimit) ?? Data()
+        do {
+            return try await chunks.next()?.prefix(errorBodyLimit) ?? Data()
+        } catch let error as URLError where error.code != .cancelled {
+            return Data()  // the wrong type is the error to report, not the connection's end
+        }
     }
 }

@@ -301,18 +301,18 @@ import Testing
         }
     }
 
-    /// The error keeps the whole of a body with a `Content-Length`, which ends by itself, but of
-    /// one without, which may be an endless stream under another type, only its first read: the
-    /// call does not wait for the stream to end, and cancels it.
-    @Test func aResponseOfAnotherTypeIsReadOnlyAsFarAsItEnds() async throws {
+    /// The error keeps only what the body's first read brings, whatever its length: the call
+    /// does not wait for a stream, or a slow server, under another type, and cancels the rest;
+    /// a connection lost before any byte still gives the error, empty.
+    @Test func aResponseOfAnotherTypeIsReadOnlyAsFarAsItsFirstRead() async throws {
         let document = FakeTransport(
             headers: ["Content-Type": "application/json", "Content-Length": "9"],
-            streaming: [.text("{\"a\":"), .pause(0.05), .text("1}\n")]
+            streaming: [.text("{\"a\":"), .pause(60), .text("1}\n")]
         )
-        let whole = await #expect(throws: UnexpectedContentTypeError.self) {
+        let slow = await #expect(throws: UnexpectedContentTypeError.self) {
             _ = try await makeProxy(document).stream(.get, path: "x", as: .serverSentEvents)
         }
-        #expect(whole?.body == Data("{\"a\":1}\n".utf8))
+        #expect(slow?.body == Data("{\"a\":".utf8))
         let cancelled = Flag()
         let endless = await #expect(throws: UnexpectedContentTypeError.self) {
             _ = try await makeProxy(Self.endlessTransport(cancelled: cancelled)).stream(
@@ -323,6 +323,14 @@ import Testing
         }
         #expect(endless?.body == Data("line 0\n".utf8))
         #expect(cancelled.value)
+        let lost = FakeTransport(
+            headers: ["Content-Type": "text/html", "Content-Length": "5000"],
+            streaming: [.failure(URLError(.networkConnectionLost))]
+        )
+        let empty = await #expect(throws: UnexpectedContentTypeError.self) {
+            _ = try await makeProxy(lost).stream(.get, path: "x", as: .serverSentEvents)
+        }
+        #expect(empty?.body.isEmpty == true)
     }
 
     /// Only an event stream requires its type: lines, bytes and JSON Lines take any.

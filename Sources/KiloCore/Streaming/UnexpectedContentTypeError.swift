@@ -23,9 +23,9 @@ public struct UnexpectedContentTypeError: Error, Sendable, Hashable {
     public var statusCode: Int
     /// The response's header fields.
     public var headers: HTTPHeaders
-    /// The start of the response's body, as received: from `WebServiceProxy`, at most its
-    /// `errorBodyLimit`, and of a body without a `Content-Length` only what its first read
-    /// brought, since such a body may be an endless stream.
+    /// The start of the response's body, as received: from `WebServiceProxy`, what its first
+    /// read brought (at most `errorBodyLimit` bytes), since such a body may be an endless
+    /// stream or come slowly.
     public var body: Data
 
     /// Creates an error.
