@@ -200,23 +200,6 @@ import FoundationNetworking
         #expect(request.url?.absoluteString == "https://cdn.example.net/items?a=1")
     }
 
-    /// Origins compare scheme, host and port, case aside and the default port counted; hosts as
-    /// sent, so that two that do not decode (`URL.host` is `nil` for both) are not one origin.
-    @Test(arguments: [
-        ("https://API.example.com:443/a", "https://api.example.com/b", true),
-        ("HTTP://api.example.com/a", "http://api.example.com:80/b", true),
-        ("https://api.example.com/a", "http://api.example.com/a", false),
-        ("https://api.example.com/a", "https://api.example.com:8443/a", false),
-        ("http://%FF/a", "http://%FE/a", false),
-        ("http://[::1]:8080/a", "http://[::1]:8080/b", true),
-        ("http://[::1]/a", "http://[::2]/a", false),
-    ])
-    func originsCompareSchemeHostAndPort(lhs: String, rhs: String, isSame: Bool) throws {
-        let left = try #require(URL(string: lhs))
-        let right = try #require(URL(string: rhs))
-        #expect(URLRequest.isSameOrigin(left, right) == isSame)
-    }
-
     /// A value with CR, LF or NUL never reaches the `URLRequest`, whatever the platform's
     /// `setValue(_:forHTTPHeaderField:)` would do with it.
     @Test func valuesWithLineBreaksOrNULAreLeftOut() {

@@ -90,7 +90,7 @@ import Foundation
                 guard credential != nil, let challenged = challenge.failureResponse?.url,
                     let original = task.originalRequest?.url
                 else { return false }
-                return URLRequest.isSameOrigin(challenged, original)
+                return Origin(challenged)?.contains(original) == true
             default:
                 return true
             }

@@ -3,9 +3,6 @@ import Kilo
 
 /// How a redirect turns one request into the next, by `URLSession`'s rules.
 enum Redirect {
-    /// The headers that go only to the origin they were meant for.
-    private static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
-
     /// Whether a status code is one of the redirects that are followed: 301, 302, 303, 307, 308.
     ///
     /// - Parameter statusCode: The response's status code.
@@ -45,11 +42,11 @@ enum Redirect {
             next.headers["Content-Type"] = nil
             next.headers["Content-Length"] = nil
         }
-        if !isSameOrigin(request.url, target) {
-            for name in credentialHeaders {
+        if Origin(request.url)?.contains(target) != true {
+            for name in Origin.credentialFields {
                 next.headers[name] = nil
             }
-            guard let cleared = withoutUserInfo(target) else { return nil }
+            guard let cleared = Origin.withoutUserInfo(target) else { return nil }
             next.url = cleared
         }
         return next
@@ -64,30 +61,5 @@ enum Redirect {
         case 301, 302: method == .post
         default: false
         }
-    }
-
-    /// Whether two URLs have the same origin, hosts compared as sent (percent-encoded), as
-    /// `URLSessionTransport` compares them: a URL without a host has none.
-    private static func isSameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
-        guard let left = URLComponents(url: lhs, resolvingAgainstBaseURL: true),
-            let right = URLComponents(url: rhs, resolvingAgainstBaseURL: true),
-            let host = left.percentEncodedHost?.lowercased(), !host.isEmpty
-        else { return false }
-        return host == right.percentEncodedHost?.lowercased() && left.scheme?.lowercased() == right.scheme?.lowercased()
-            && effectivePort(lhs) == effectivePort(rhs)
-    }
-
-    /// `url` without its user and password, which the transport would send as Basic
-    /// authentication, or `nil` if they cannot be taken off.
-    private static func withoutUserInfo(_ url: URL) -> URL? {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
-        guard components.percentEncodedUser != nil || components.percentEncodedPassword != nil else { return url }
-        components.percentEncodedUser = nil
-        components.percentEncodedPassword = nil
-        return components.url
-    }
-
-    private static func effectivePort(_ url: URL) -> Int? {
-        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
     }
 }
