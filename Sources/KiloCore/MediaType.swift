@@ -1,4 +1,5 @@
 import Foundation
+import KiloTransport
 
 /// A parsed `Content-Type` value, such as `text/plain; charset=utf-8`.
 ///
@@ -11,17 +12,20 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
     /// The parameters, names lowercased and quotes removed from values.
     public let parameters: [String: String]
 
-    /// Parses a `Content-Type` header value; fails if the value has no `type/subtype`.
+    /// Parses a `Content-Type` header value; fails if the value does not start with `type/subtype`.
+    ///
+    /// Type and subtype are tokens (RFC 9110 §5.6.2) with nothing between them and the slash, as
+    /// browsers parse them: `text / html` and `text/html, text/plain` are not media types.
     ///
     /// - Parameter string: The header value.
     public init?(_ string: String) {
         var pieces = string.split(separator: ";", omittingEmptySubsequences: false).makeIterator()
         guard let essence = pieces.next() else { return nil }
-        let names = essence.split(separator: "/", maxSplits: 1)
+        let names = essence.trimmingCharacters(in: .whitespaces).split(separator: "/", maxSplits: 1)
         guard names.count == 2 else { return nil }
-        type = names[0].trimmingCharacters(in: .whitespaces).lowercased()
-        subtype = names[1].trimmingCharacters(in: .whitespaces).lowercased()
-        guard !type.isEmpty, !subtype.isEmpty else { return nil }
+        type = names[0].lowercased()
+        subtype = names[1].lowercased()
+        guard HTTPHeaders.isToken(type), HTTPHeaders.isToken(subtype) else { return nil }
         var parameters: [String: String] = [:]
         while let piece = pieces.next() {
             let pair = piece.split(separator: "=", maxSplits: 1)

@@ -25,8 +25,8 @@ import Testing
         #expect(mediaType == MediaType("text/html;charset=UTF-8;boundary=AbC"))
     }
 
-    @Test func trimsWhitespace() throws {
-        let mediaType = try #require(MediaType("  text / plain ;  charset = utf-8  "))
+    @Test func trimsWhitespaceAroundTheTypeAndParameters() throws {
+        let mediaType = try #require(MediaType("  text/plain ;  charset = utf-8  "))
         #expect(mediaType.type == "text")
         #expect(mediaType.subtype == "plain")
         #expect(mediaType.parameters == ["charset": "utf-8"])
@@ -44,7 +44,12 @@ import Testing
         #expect(mediaType.parameters == ["charset": "ascii"])
     }
 
-    @Test(arguments: ["", "text", "text/", "/plain", " / ", "textplain; charset=utf-8", ";charset=utf-8"])
+    /// Type and subtype are tokens, with nothing between them and the slash, as browsers parse
+    /// them: a server's `text / event-stream` is not an event stream.
+    @Test(arguments: [
+        "", "text", "text/", "/plain", " / ", "textplain; charset=utf-8", ";charset=utf-8", "text / plain",
+        "text /plain", "text/ plain", "text/html, application/json", "text/plain/x", "te\"xt/plain", "tëxt/plain",
+    ])
     func invalidValueIsNil(string: String) {
         #expect(MediaType(string) == nil)
     }

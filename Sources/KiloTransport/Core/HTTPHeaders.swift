@@ -165,7 +165,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     /// Whether a name is an RFC 9110 `token`: one or more `tchar`s.
-    static func isToken(_ name: String) -> Bool {
+    package static func isToken(_ name: String) -> Bool {
         var name = name
         return name.withUTF8 { bytes in
             let (low, high) = tokenMasks
