@@ -4,16 +4,14 @@ import KiloTransport
 /// Resolves request paths against a base URL, as `URL(string:relativeTo:)` does, but quickly
 /// for the common case.
 ///
-/// Resolving a relative URL and reading its `absoluteURL` costs a few microseconds each time,
-/// which is a noticeable part of a small request on loopback. When the base URL is an HTTP(S)
-/// URL with a host whose path ends with `/` and has no `.` or `..` segment, and the path is
-/// plain (letters, digits, and `-._~!$&'()*+,;=@/`, no dot segments, not starting with `/`),
-/// resolving it is the same as appending it to the base URL's text, which is what the resolver
-/// does then. It remembers the URLs of up to 64 such paths of at most 256 bytes, and forgets them
-/// all when full: a program calls the same few paths again and again, and parsing the URL is most
-/// of the cost (about 4,000 instructions; a path that misses pays two more lock round trips and a
-/// dictionary lookup and insert, a few hundred). Any other path takes the general route. Copies
-/// of a resolver (``WebServiceProxy/withTimeout(_:)``'s proxies) share what it remembers.
+/// Resolving a relative URL and reading its `absoluteURL` is a noticeable part of a small request
+/// on loopback. When the base URL is an HTTP(S) URL with a host whose path ends with `/` and has
+/// no `.` or `..` segment, and the path is plain (letters, digits, and `-._~!$&'()*+,;=@/`, no
+/// dot segments, not starting with `/`), resolving it is the same as appending it to the base
+/// URL's text, which is what the resolver does then. It remembers the URLs of up to 64 such paths
+/// of at most 256 bytes, and forgets them all when full: a program calls the same few paths again
+/// and again, and parsing the URL is most of the cost. Any other path takes the general route.
+/// Copies of a resolver (``WebServiceProxy/withTimeout(_:)``'s proxies) share what it remembers.
 ///
 /// The empty path is the base URL itself (without a fragment, as RFC 3986 resolves it). A path
 /// that leads to another origin (scheme, host or port) than the base URL's, or that names user

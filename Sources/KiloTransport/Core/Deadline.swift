@@ -7,11 +7,9 @@ package enum Deadline {
     /// `seconds` have passed, or runs it as it is for `nil`.
     ///
     /// The operation runs in a task of its own, begun in the caller's thread where it can be,
-    /// which one timer shared by every deadline in flight cancels when its time comes; a
-    /// deadline that is not reached costs a lock and a dictionary entry. (A `Task.sleep` in a
-    /// task group beside the operation kept about 700 bytes per request for the whole 10 minutes
-    /// of the default deadline, even once cancelled, and a dispatch timer of each request's own
-    /// cost about a quarter more CPU per request over SwiftNIO: Benchmarks/NOTES.md.)
+    /// which one timer shared by every deadline in flight cancels when its time comes: a
+    /// deadline that is not reached costs a lock and a dictionary entry, and holds nothing once
+    /// the operation ends, however long the deadline.
     ///
     /// - Throws: ``LimitError/deadlineExceeded(after:)`` when the deadline passed before the
     ///   operation ended; `URLError(.cancelled)` for a `CancellationError`; otherwise what

@@ -4,10 +4,10 @@ import Foundation
 /// "Content-Type"), remembered for the names a transport sends again and again.
 ///
 /// `URLRequest.setValue(_:forHTTPHeaderField:)` on Linux capitalizes each name, checks the value
-/// one `Character` at a time and copies the whole header dictionary: about 10,000 instructions a
-/// field, 4% of a form POST on loopback. ``URLRequest/init(_:)`` checks the values itself and sets
-/// all the fields at once, with the names in this case; ``URLSessionTransport`` keeps one of these
-/// so that each name is capitalized once.
+/// one `Character` at a time and copies the whole header dictionary, a visible part of a small
+/// request. ``URLRequest/init(_:)`` checks the values itself and sets all the fields at once, with
+/// the names in this case; ``URLSessionTransport`` keeps one of these so that each name is
+/// capitalized once.
 final class HeaderNameCase: Sendable {
     /// The names capitalized so far; a transport sends few, so 256 is plenty.
     private let names = RecentValues<String>(limit: 256)
