@@ -96,25 +96,17 @@ struct PathResolver: Sendable {
         return withLowercaseScheme(url)
     }
 
-    /// Whether `url` has the scheme, host, port and user info of `base`: where a request may go
-    /// with the headers meant for `base`. Schemes and hosts are compared without regard to case,
-    /// and a missing port is the scheme's default; anything else that differs, even a host
-    /// spelled another way (`127.1` for `127.0.0.1`), counts as another origin.
+    /// Whether `url` has the ``Origin`` and user info of `base`: where a request may go with the
+    /// headers meant for `base`. Both are compared as sent, percent-encoded, so that anything
+    /// that differs, even a host spelled another way (`127.1` for `127.0.0.1`, `%2E` for `.`) or
+    /// user info that does not decode, counts as another origin.
     private static func hasSameOrigin(_ url: URL, as base: URL) -> Bool {
-        let scheme = url.scheme?.lowercased()
-        return scheme == base.scheme?.lowercased()
-            && url.host?.lowercased() == base.host?.lowercased()
-            && (url.port ?? defaultPort(scheme)) == (base.port ?? defaultPort(scheme))
-            && url.user == base.user && url.password == base.password
-    }
-
-    /// The port an HTTP(S) URL without one connects to.
-    private static func defaultPort(_ scheme: String?) -> Int? {
-        switch scheme {
-        case "http": 80
-        case "https": 443
-        default: nil
-        }
+        guard Origin(base)?.contains(url) == true,
+            let left = URLComponents(url: url, resolvingAgainstBaseURL: true),
+            let right = URLComponents(url: base, resolvingAgainstBaseURL: true)
+        else { return false }
+        return left.percentEncodedUser == right.percentEncodedUser
+            && left.percentEncodedPassword == right.percentEncodedPassword
     }
 
     /// `url` without its fragment.

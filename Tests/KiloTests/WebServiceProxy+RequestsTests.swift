@@ -248,6 +248,7 @@ import Testing
         "http://api.example.com/v1/x", "https://api.example.com:8443/v1/x", "http://api@api.example.com/v1/x",
         "https://api@api.example.com/v1/x", "https://api:secret@api.example.com/v1/x", "https://:x@api.example.com/",
         "//api.example.com.other.example/x", "https://api.example.com@other.example/x",
+        "https://%FF@api.example.com/v1/x", "https://:%FF@api.example.com/v1/x", "//api%2Eexample.com/v1/x",
     ]
 
     @Test(arguments: pathsThatLeave)
