@@ -58,7 +58,8 @@ can check how many requests, retries included, reached the server.
                                           {"authorized": true, "attempts": n}
     GET  /malformed?how=H                 a response no HTTP client may accept, by H: `chunked` (a
                                           chunk size that is not hexadecimal), `status` (status code
-                                          1000), `not-http` (a line that is not a status line), `length`
+                                          1000), `not-http` (a line that is not a status line), `trailer`
+                                          (a trailer line without a colon after a chunked body), `length`
                                           (`Content-Length: abc`), `huge-length` (a length past 64
                                           bits, then a short body), `huge-length-challenge` (the same
                                           in a 401 with a challenge), `colon` (a header line without a
@@ -530,6 +531,8 @@ class FaultHandler(socketserver.BaseRequestHandler):
         responses = {
             "chunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
                        b"zz\r\nhello\r\n0\r\n\r\n",
+            "trailer": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                       b"%x\r\n%s\r\n0\r\nHTTP/1.1 500 Oops\r\n\r\n" % (len(ok), ok),
             "status": b"HTTP/1.1 1000 Whatever\r\n" + framed,
             "not-http": b"SSH-2.0-OpenSSH_9.2\r\nnot HTTP at all\r\n",
             "length": b"HTTP/1.1 200 OK\r\nContent-Length: abc\r\nConnection: close\r\n\r\n" + ok,

@@ -113,6 +113,7 @@ struct FaultTests {
         ("huge-length-challenge", .badServerResponse), ("colon", .badServerResponse), ("headers", .badServerResponse),
         ("one-big-header", .badServerResponse), ("nul-header", .badServerResponse),
         ("conflicting-length", .badServerResponse), ("gzip", .cannotDecodeContentData),
+        ("trailer", .badServerResponse),
     ])
     func aMalformedResponseGivesACodeForIt(how: String, code: URLError.Code) async throws {
         let proxy = try FaultServer.proxy()

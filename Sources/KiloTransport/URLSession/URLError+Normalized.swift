@@ -18,7 +18,7 @@ extension URLError {
     /// error:…: wrong version number" from a server that does not speak TLS, "OpenSSL
     /// SSL_connect: SSL_ERROR_SYSCALL …" from one that closes the connection, a TLS alert). A
     /// response that breaks HTTP is `.unknown` (a bad chunk size, `Content-Length` or header
-    /// line, too many header bytes), or even `.unsupportedURL`
+    /// or trailer line, too many header bytes), or even `.unsupportedURL`
     /// (a bad status line, or no status line at all, as from a server that does not speak
     /// HTTP), as if the URL were at fault; it becomes `.badServerResponse`. A body that does not
     /// decompress, or is in a `Content-Encoding` libcurl does not know, becomes
@@ -65,6 +65,7 @@ extension URLError {
         /// which Linux's URLSession reports as `.unknown`.
         private static let malformedResponseMessages = [
             "in chunked-encoding",  // "Illegal or missing hexadecimal sequence in chunked-encoding", …
+            "Failed reading the chunked-encoded stream",  // a trailer line without a colon
             "Invalid Content-Length",
             "Header without colon",
             "Too large response headers",
