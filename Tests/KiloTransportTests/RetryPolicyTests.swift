@@ -207,7 +207,8 @@ import Testing
         #expect(RetryPolicy.retryAfter(value, now: now) == expected)
     }
 
-    @Test(arguments: ["-1", "1.5", "soon", "", "14 Nov 2023"])
+    /// `delay-seconds` is ASCII digits alone: no sign, no fraction, no other script's digits.
+    @Test(arguments: ["-1", "+20", "1.5", "soon", "", "14 Nov 2023", "\u{0663}", "1e3", "0x10"])
     func retryAfterRejectsOtherValues(value: String) {
         #expect(RetryPolicy.retryAfter(value, now: now) == nil)
     }

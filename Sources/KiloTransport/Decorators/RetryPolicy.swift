@@ -123,13 +123,10 @@ public struct RetryPolicy: Sendable, Hashable {
     /// - Returns: The delay, never negative, or `nil` when the value is none of these forms.
     public static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(trimmed) {
-            return seconds >= 0 ? TimeInterval(seconds) : nil
-        }
-        // More digits than an `Int` holds are still a number of seconds (RFC 9110's
-        // `delay-seconds` is `1*DIGIT`), only a very large one: longer than any maximum.
-        if !trimmed.isEmpty, trimmed.allSatisfy({ ("0"..."9").contains($0) }), let seconds = Double(trimmed) {
-            return seconds
+        // RFC 9110's `delay-seconds` is `1*DIGIT`: no sign. More digits than an `Int` holds are
+        // still a number of seconds, only a very large one: longer than any maximum.
+        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            return Int(trimmed).map(TimeInterval.init) ?? Double(trimmed)
         }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
