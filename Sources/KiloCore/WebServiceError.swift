@@ -75,8 +75,10 @@ extension WebServiceError: LocalizedError {
 
     /// The first ``descriptionLimit`` characters of `text`, with CR, LF, ESC and the other
     /// control characters escaped (`\\r`, `\\n`, `\\u{1B}`), and an ellipsis when some were
-    /// left out. Line and paragraph separators and bidirectional controls (U+2028, U+202E, …)
-    /// are escaped too: they would break a log line or show its text in another order.
+    /// left out. Line and paragraph separators and the invisible format characters (bidirectional
+    /// controls such as U+202E, U+200B, U+FEFF, tag characters) are escaped too: they would break
+    /// a log line, show its text in another order or hide text in it. The joiners that shape
+    /// emoji and scripts (U+200C, U+200D) are kept.
     static func summary(of text: String) -> String {
         var summary = ""
         var count = 0
@@ -100,6 +102,7 @@ extension WebServiceError: LocalizedError {
     private static func isEscaped(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
         case .control, .lineSeparator, .paragraphSeparator: true
+        case .format: scalar != "\u{200C}" && scalar != "\u{200D}"
         default: scalar.properties.isBidiControl
         }
     }

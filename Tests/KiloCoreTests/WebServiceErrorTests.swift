@@ -16,16 +16,17 @@ import Testing
         #expect(error.description == "WebServiceError(404): no such user")
     }
 
-    /// Characters that would break a log line or reorder its text are escaped, as control
-    /// characters are; a joiner inside an emoji is kept.
-    @Test func separatorsAndBidirectionalControlsAreEscaped() {
-        let text = "a\u{2028}b\u{2029}c\u{202E}d\u{2066}e\u{200F}f \u{1F469}\u{200D}\u{1F4BB}"
+    /// Characters that would break a log line, reorder its text or hide text in it are escaped,
+    /// as control characters are; a joiner inside an emoji is kept.
+    @Test func separatorsAndInvisibleFormatCharactersAreEscaped() {
+        let text = "a\u{2028}b\u{2029}c\u{202E}d\u{2066}e\u{200F}f\u{200B}g\u{FEFF}h\u{E0041}i\u{180E}j "
+            + "\u{1F469}\u{200D}\u{1F4BB}"
         let error = WebServiceError(
             statusCode: 500,
             headers: ["Content-Type": "text/plain; charset=utf-8"],
             body: Data(text.utf8)
         )
-        let escaped = #"a\u{2028}b\u{2029}c\u{202E}d\u{2066}e\u{200F}f "#
+        let escaped = #"a\u{2028}b\u{2029}c\u{202E}d\u{2066}e\u{200F}f\u{200B}g\u{FEFF}h\u{E0041}i\u{180E}j "#
         #expect(error.localizedDescription == escaped + "\u{1F469}\u{200D}\u{1F4BB}")
     }
 
