@@ -24,6 +24,10 @@ struct PathResolver: Sendable {
     /// The URL of the empty path: the base URL, absolute, without its fragment; `nil` when that
     /// is not an HTTP(S) URL with a host.
     private let baseURLItself: URL?
+    /// The base URL's origin, and its parts with its user info as sent: what a path that leaves
+    /// neither must keep.
+    private let baseOrigin: Origin?
+    private let baseComponents: URLComponents?
     /// Plain paths resolved recently, and their URLs: up to 64.
     private let recent = RecentURLs(limit: 64)
 
@@ -45,6 +49,8 @@ struct PathResolver: Sendable {
             prefix = nil
         }
         baseURLItself = Self.httpURL(Self.withoutFragment(absolute))
+        baseOrigin = Origin(absolute)
+        baseComponents = URLComponents(url: absolute, resolvingAgainstBaseURL: true)
     }
 
     /// Resolves `path` against the base URL.
@@ -80,7 +86,7 @@ struct PathResolver: Sendable {
         guard let url = Self.httpURL(URL(string: path, relativeTo: baseURL)?.absoluteURL) else {
             throw RequestError.invalidPath(path)
         }
-        guard allowsOtherOrigins || Self.hasSameOrigin(url, as: baseURL.absoluteURL) else {
+        guard allowsOtherOrigins || hasBaseOrigin(url) else {
             throw RequestError.pathLeavesBaseURL(path)
         }
         return url
@@ -96,17 +102,16 @@ struct PathResolver: Sendable {
         return withLowercaseScheme(url)
     }
 
-    /// Whether `url` has the ``Origin`` and user info of `base`: where a request may go with the
-    /// headers meant for `base`. Both are compared as sent, percent-encoded, so that anything
-    /// that differs, even a host spelled another way (`127.1` for `127.0.0.1`, `%2E` for `.`) or
-    /// user info that does not decode, counts as another origin.
-    private static func hasSameOrigin(_ url: URL, as base: URL) -> Bool {
-        guard Origin(base)?.contains(url) == true,
-            let left = URLComponents(url: url, resolvingAgainstBaseURL: true),
-            let right = URLComponents(url: base, resolvingAgainstBaseURL: true)
+    /// Whether `url` has the base URL's ``Origin`` and user info: where a request may go with the
+    /// headers meant for the base URL. Both are compared as sent, percent-encoded, so that
+    /// anything that differs, even a host spelled another way (`127.1` for `127.0.0.1`, `%2E` for
+    /// `.`) or user info that does not decode, counts as another origin.
+    private func hasBaseOrigin(_ url: URL) -> Bool {
+        guard let baseOrigin, baseOrigin.contains(url), let baseComponents,
+            let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         else { return false }
-        return left.percentEncodedUser == right.percentEncodedUser
-            && left.percentEncodedPassword == right.percentEncodedPassword
+        return components.percentEncodedUser == baseComponents.percentEncodedUser
+            && components.percentEncodedPassword == baseComponents.percentEncodedPassword
     }
 
     /// `url` without its fragment.
