@@ -185,6 +185,20 @@ struct URLSessionTransportCookieMatchingTests {
         }
     }
 
+    /// A `Cookie` field of the caller's own overrides the stored cookies, as Apple documents;
+    /// before the fix, on Linux, a stored cookie replaced it.
+    @Test(.timeLimit(.minutes(1)), arguments: SessionMode.allCases)
+    func aCookieFieldOfYourOwnOverridesTheStoredCookies(mode: SessionMode) async throws {
+        let name = try storeCookie(mode)
+        #expect(try await cookiesReceived(at: "/anything/before", mode).allSatisfy { $0.contains(name) })
+        let url = try #require(URL(string: "anything/own", relativeTo: baseURL)?.absoluteURL)
+        let response = try await transport(mode).send(
+            TransportRequest(method: .get, url: url, headers: ["Cookie": "mine=1"])
+        )
+        struct Echo: Decodable { var headers: [String: String] }
+        #expect(try JSONDecoder().decode(Echo.self, from: response.body).headers["Cookie"] == "mine=1")
+    }
+
     /// A server deletes a cookie with `Max-Age=0`; Linux's URLSession stores that cookie without
     /// an expiry date, and, before the fix, went on sending it.
     @Test(.timeLimit(.minutes(1)), arguments: SessionMode.allCases)

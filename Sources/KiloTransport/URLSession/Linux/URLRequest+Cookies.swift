@@ -18,26 +18,25 @@ import Foundation
         /// delegate returns as it is, so a cookie that the redirect's own response set (a sign-in
         /// that redirects to the signed-in page) would be missing.
         ///
-        /// As the session does, cookies that go with the URL replace a `Cookie` field of the
-        /// caller's own. When none go, the field stays only if it is still `callersCookie`: a
-        /// `Cookie` that stored cookies gave an earlier URL (a redirect's origin) is removed.
+        /// A `Cookie` field of the caller's own (`callersCookie`, still on the request) overrides
+        /// the stored cookies, as Apple documents for `httpShouldHandleCookies`; Linux's session
+        /// replaced it with them. Any other `Cookie` (one that stored cookies gave an earlier URL,
+        /// a redirect's origin) gives way to the cookies for this URL, or is removed.
         ///
         /// - Parameters:
         ///   - storage: The cookie storage of the session's configuration.
         ///   - callersCookie: The `Cookie` field that the caller gave the request, if any.
         /// - Returns: The request to send.
         func settingCookies(from storage: HTTPCookieStorage, keeping callersCookie: String?) -> URLRequest {
-            guard let url else { return self }
-            let stored = storage.cookies(for: url) ?? []
             let current = value(forHTTPHeaderField: "Cookie")
+            guard let url, current == nil || current != callersCookie else { return self }
+            let stored = storage.cookies(for: url) ?? []
             if stored.isEmpty && current == nil {
                 return self  // the usual case without cookies: no more work
             }
             // Cookie hook (see CookiePolicy): the field within its limits, without public-suffix cookies.
             let cookies = HTTPCookie.cookies(stored, sentTo: url, at: Date())
-            let field =
-                CookiePolicy.standard.cookieField(carrying: cookies, to: url)
-                ?? current.flatMap { $0 == callersCookie ? $0 : nil }
+            let field = CookiePolicy.standard.cookieField(carrying: cookies, to: url)
             guard field != current else { return self }
             var request = self
             request.setValue(field, forHTTPHeaderField: "Cookie")
