@@ -60,4 +60,28 @@ import Testing
         let cleared = try #require(Origin.withoutUserInfo(url))
         #expect(cleared.absoluteString == expected)
     }
+
+    /// A `Location` resolves against the redirected URL as RFC 3986 says, relative paths too.
+    @Test(arguments: [
+        ("https://api.example.com/v1/items/3", "4", "https://api.example.com/v1/items/4"),
+        ("https://api.example.com/v1/items", "/v2/x?a=1", "https://api.example.com/v2/x?a=1"),
+        ("https://api.example.com/v1", "//cdn.example.net/y", "https://cdn.example.net/y"),
+        ("https://api.example.com/v1", "HTTP://cdn.example.net:65535/", "HTTP://cdn.example.net:65535/"),
+    ])
+    func aRedirectTargetResolvesAgainstTheRedirectedURL(from: String, location: String, expected: String) throws {
+        let url = try #require(URL(string: from))
+        #expect(Origin.redirectTarget(of: location, from: url)?.absoluteString == expected)
+    }
+
+    /// A `Location` that is not an `http` or `https` URL with a host and a valid port is not
+    /// followed.
+    @Test(arguments: [
+        "file:///etc/passwd", "data:text/plain,hi", "javascript:alert(1)", "ftp://example.com/x",
+        "http:///echo", "http://127.0.0.1:65536/", "http://[::1]:70000/", "mailto:a@example.com", "http://%FE/b",
+        "http://example.com:99999999999999999999/",
+    ])
+    func aRedirectTargetMustBeAnHTTPURLWithAHost(location: String) throws {
+        let url = try #require(URL(string: "https://api.example.com/v1/items"))
+        #expect(Origin.redirectTarget(of: location, from: url) == nil)
+    }
 }

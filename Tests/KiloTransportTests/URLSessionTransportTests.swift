@@ -327,6 +327,23 @@ struct URLSessionTransportTests {
         }
     }
 
+    #if canImport(FoundationNetworking)  // Apple's URLSession may refuse these before asking its delegate
+        /// A `Location` that is not an `http` or `https` URL with a host and a valid port is not
+        /// followed: the redirect's own response is the answer, as over `AsyncHTTPClientTransport`.
+        /// Linux's URLSession requested `file:///etc/passwd` as a path on the redirected origin.
+        @Test(.needs(.fault), arguments: SessionMode.allCases, [
+            "file:///etc/passwd", "data:text/plain,hi", "javascript:alert(1)", "http:///echo",
+            "http://127.0.0.1:65536/echo",
+        ])
+        func aRedirectToAnythingButAnHTTPURLIsNotFollowed(mode: SessionMode, location: String) async throws {
+            let query = try #require(location.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+            let url = try #require(URL(string: "redirect-to?url=\(query)", relativeTo: try LoopbackServer.fault.baseURL()))
+            let response = try await transport(mode).send(TransportRequest(method: .get, url: url))
+            #expect(response.statusCode == 302)
+            #expect(response.headers["Location"] == location)
+        }
+    #endif
+
     /// A 301, 302 or 303 after a POST becomes a GET of the new location, as browsers and
     /// URLSession do, without the body's `Content-Type` (which Linux's URLSession sent on).
     @Test(arguments: SessionMode.allCases, [301, 302, 303])

@@ -50,6 +50,37 @@ public struct Origin: Hashable, Sendable {
         Origin(url) == self
     }
 
+    /// The URL a redirect leads to, or `nil` when it should not be followed.
+    ///
+    /// The `Location` is resolved against the URL that was redirected (RFC 3986), and followed
+    /// only to an `http` or `https` URL with a host that decodes and a port within 0…65535: never
+    /// to `file:`, `data:` or `javascript:`, which a transport would otherwise read as a path.
+    ///
+    /// - Parameters:
+    ///   - location: The response's `Location` field.
+    ///   - url: The URL of the request that was redirected.
+    /// - Returns: The absolute URL to request next, or `nil`.
+    public static func redirectTarget(of location: String, from url: URL) -> URL? {
+        guard let target = URL(string: location, relativeTo: url)?.absoluteURL, isRedirectTarget(target) else {
+            return nil
+        }
+        return target
+    }
+
+    /// Whether a redirect may lead to a URL: one ``redirectTarget(of:from:)`` would give.
+    ///
+    /// - Parameter url: The absolute URL a redirect leads to.
+    /// - Returns: `true` for an `http` or `https` URL with a host that decodes and a port within
+    ///   0…65535.
+    public static func isRedirectTarget(_ url: URL) -> Bool {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            components.percentEncodedHost?.isEmpty == false, url.host != nil
+        else { return false }
+        // A port too large for `Int` is named but `nil`: a client would use the default one.
+        return components.rangeOfPort == nil || (0...65_535).contains(components.port ?? -1)
+    }
+
     /// A URL without its user and password, which a transport would send as Basic authentication.
     ///
     /// Checked as sent, percent-encoded: `URL.user` is `nil` for a user such as `%FF` that does

@@ -251,7 +251,7 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     /// Follows a redirect with the credentials it may carry (see
-    /// `URLRequest.carryingCredentials(of:redirectedFrom:)`), asking your session's delegate
+    /// `URLRequest.following(_:from:)`), asking your session's delegate
     /// first, if it has one, as it would be asked without Kilo. On Linux more is needed; see
     /// `SessionTransfer+Redirects.swift`.
     func urlSession(
@@ -262,7 +262,7 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         let previous = task.currentRequest ?? lock.withLock { currentRequest }
-        let redirected = request.carryingCredentials(of: previous, redirectedFrom: response.url)
+        let redirected = request.following(response, from: previous)
         #if canImport(FoundationNetworking)
             followOnLinux(redirected, of: task, after: response, in: session, completionHandler: completionHandler)
         #else

@@ -174,6 +174,10 @@ public struct AsyncHTTPClientTransport: Transport {
         var redirects = 0
         var hasRetriedClosedConnection = false
         while true {
+            if let port = request.url.port, !(0...65_535).contains(port) {
+                // The client would trap on it.
+                throw URLError(.badURL, userInfo: [NSURLErrorFailingURLErrorKey: request.url])
+            }
             let (body, stream) = StreamedBody.makeBody(
                 request.body,
                 size: sendSize,

@@ -15,10 +15,11 @@ enum Redirect {
     ///
     /// A 303 becomes a `GET` with no body, `Content-Type` or `Content-Length` (a `HEAD` stays a
     /// `HEAD`), and so does a `POST` that gets a 301 or 302 (RFC 9110 §15.4); any other request
-    /// keeps its method, headers and body, as a 307 or 308 keeps them. Only `http` and `https`
-    /// targets are followed. Credentials (the credential fields, and a user and password in the
-    /// target's URL) are dropped when the target has another scheme, host or port; a target
-    /// whose user and password cannot be taken off is not followed.
+    /// keeps its method, headers and body, as a 307 or 308 keeps them. Only the targets
+    /// ``KiloTransport/Origin/redirectTarget(of:from:)`` gives are followed. Credentials (the
+    /// credential fields, and a user and password in the target's URL) are dropped when the
+    /// target has another scheme, host or port; a target whose user and password cannot be
+    /// taken off is not followed.
     ///
     /// - Parameters:
     ///   - statusCode: The response's status code.
@@ -29,8 +30,7 @@ enum Redirect {
         -> TransportRequest?
     {
         guard statusCode >= 0, isRedirect(UInt(statusCode)), let location,
-            let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
-            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https", target.host != nil
+            let target = Origin.redirectTarget(of: location, from: request.url)
         else {
             return nil
         }

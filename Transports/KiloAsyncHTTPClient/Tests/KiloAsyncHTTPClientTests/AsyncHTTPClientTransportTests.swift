@@ -393,6 +393,30 @@ struct AsyncHTTPClientTransportTests {
         }
     }
 
+    /// A `Location` that is not an `http` or `https` URL with a host and a valid port is not
+    /// followed: the redirect's own response is the answer. The client trapped on a port past
+    /// 65535.
+    @Test(arguments: [
+        "file:///etc/passwd", "data:text/plain,hi", "javascript:alert(1)", "http:///echo",
+        "http://127.0.0.1:65536/echo", "http://[::1]:70000/echo",
+    ])
+    func aRedirectToAnythingButAnHTTPURLIsNotFollowed(location: String) async throws {
+        let query = try #require(location.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        let url = try LiveServers.url(LiveServers.fault, "redirect-to?url=\(query)")
+        let response = try await transport.send(TransportRequest(method: .get, url: url))
+        #expect(response.statusCode == 302)
+        #expect(response.headers["Location"] == location)
+    }
+
+    /// A URL whose port is past 65535 fails as a bad URL, as over `URLSession`; the client trapped.
+    @Test func aPortPast65535IsABadURL() async throws {
+        let url = try #require(URL(string: "http://127.0.0.1:70000/echo"))
+        let error = await #expect(throws: URLError.self) {
+            try await transport.send(TransportRequest(method: .get, url: url))
+        }
+        #expect(error?.code == .badURL)
+    }
+
     @Test func tooManyRedirectsFail() async throws {
         let error = await #expect(throws: URLError.self) {
             try await transport.send(
