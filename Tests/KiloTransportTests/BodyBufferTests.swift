@@ -101,4 +101,44 @@ import Testing
         buffer.finish()
         #expect(try await Self.readAll(buffer) == chunks.reduce(Data(), +))
     }
+
+    /// A body that ended while chunks still wait on disk (a producer that cannot pause and a slow
+    /// reader) fails in their place when it is cancelled, at its deadline say: what waits is
+    /// not delivered.
+    @Test func aBodyThatEndedUnreadStillFailsWhenCancelled() async throws {
+        let buffer = BodyBuffer(policy: .spilling)
+        for _ in 0..<4 {
+            buffer.append(Data(count: 1 << 20))
+        }
+        buffer.finish()
+        _ = try await buffer.next()
+        buffer.cancel(with: Passed())
+        await #expect(throws: Passed()) { try await buffer.next() }
+    }
+
+    /// The deadline holds until the reader has taken the last chunk: a body that ended with
+    /// chunks unread still fails when it passes.
+    @Test func theDeadlineStillFailsABodyThatEndedUnread() async throws {
+        let buffer = BodyBuffer(policy: .spilling)
+        for _ in 0..<4 {
+            buffer.append(Data(count: 1 << 20))
+        }
+        buffer.finish()
+        buffer.expire(after: 0.001)
+        await #expect(throws: LimitError.deadlineExceeded(after: 0.001)) {
+            while try await buffer.next() != nil {
+                try await Task.sleep(nanoseconds: 500_000_000)  // 6 s in all, for a deadline of 1 ms
+            }
+        }
+    }
+
+    /// A body read to its end is not failed afterwards: the reader has had it all.
+    @Test func aBodyReadToItsEndIsNotFailedLater() async throws {
+        let buffer = BodyBuffer(policy: .spilling)
+        buffer.append(Data(count: 3 << 20))
+        buffer.finish()
+        #expect(try await Self.readAll(buffer).count == 3 << 20)
+        buffer.cancel(with: Passed())
+        #expect(try await buffer.next() == nil)
+    }
 }

@@ -67,7 +67,7 @@ package final class BodyBuffer: Sendable {
         var isPaused = false
         var producer: Producer?
         var isCancelled = false
-        /// Fails the body at its deadline; cancelled when the body ends first.
+        /// Fails the body at its deadline; cancelled once the reader can get nothing but the end.
         var deadline: Task<Void, Never>?
         /// Where bytes wait once the memory mark is passed, for a producer that cannot pause;
         /// everything after the first spilled byte goes there, in order, until it is read.
@@ -78,7 +78,31 @@ package final class BodyBuffer: Sendable {
         /// (`nil`: the body ends after them); see ``BodyBuffer/limit(to:failingWith:)``.
         var limit: (bytes: Int, error: (any Error)?)?
 
+        /// Whether nothing but the end can reach the reader: the body failed, or it ended and
+        /// nothing waits. Until then a deadline or a cancellation can still fail it, even after
+        /// the producer has finished, when what it sent waits on disk.
+        var isSettled: Bool {
+            switch end {
+            case nil: false
+            case .failure: true
+            case .success: first == chunks.count && spill == nil
+            }
+        }
+
+        /// Stops the deadline: the body is settled.
+        mutating func endDeadline() {
+            deadline?.cancel()
+            deadline = nil
+        }
+
+        /// The next chunk that waits, if any; the deadline ends with the last one of a body that
+        /// has ended.
         mutating func take() throws -> Data? {
+            defer {
+                if isSettled {
+                    endDeadline()
+                }
+            }
             guard first < chunks.count else {
                 guard let spill else { return nil }
                 let chunk = try spill.read(upTo: 256 << 10)
@@ -229,8 +253,9 @@ package final class BodyBuffer: Sendable {
             guard state.end == nil else { return (nil, nil) }
             state.end = error.map { .failure($0) } ?? .success(())
             state.producer = nil
-            state.deadline?.cancel()
-            state.deadline = nil
+            if state.isSettled {
+                state.endDeadline()
+            }
             defer { (state.reader, state.writer) = (nil, nil) }
             return (state.reader, state.writer)
         }
@@ -244,15 +269,20 @@ package final class BodyBuffer: Sendable {
         wake.1?.resume()
     }
 
-    /// Fails the body with `error` at once, dropping what waits, and stops the producer.
+    /// Fails the body with `error` at once, dropping what waits, and stops the producer; a body
+    /// that ended with chunks still unread fails in their place.
     package func cancel(with error: any Error) {
         let producer: Producer? = state.withLock { state in
             state.isCancelled = true
-            guard state.end == nil else { return nil }
+            guard !state.isSettled else { return nil }
             state.chunks = []
             state.first = 0
             state.waitingBytes = 0
             state.spill = nil
+            if state.end != nil {
+                state.end = .failure(error)
+                state.endDeadline()
+            }
             return state.producer
         }
         finish(throwing: error)
@@ -260,7 +290,7 @@ package final class BodyBuffer: Sendable {
     }
 
     /// Fails the body with ``LimitError/deadlineExceeded(after:)`` once `seconds` have passed,
-    /// unless it has ended by then; `nil` sets no deadline.
+    /// unless the reader has had all of it by then; `nil` sets no deadline.
     package func expire(after seconds: TimeInterval?) {
         guard let seconds else { return }
         let timer = Task { [weak self] in
@@ -273,7 +303,7 @@ package final class BodyBuffer: Sendable {
         }
         let ended = state.withLock { state in
             state.deadline = timer
-            return state.end != nil
+            return state.isSettled
         }
         if ended {
             timer.cancel()

@@ -21,7 +21,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
     public typealias Element = Data
 
     /// The reader's hold on the buffer: when the body and its iterators are all gone, the
-    /// transfer is cancelled, unless it has ended.
+    /// transfer is cancelled, and what waits unread is dropped.
     final class Reader: Sendable {
         let buffer: BodyBuffer
 
@@ -30,9 +30,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
         }
 
         deinit {
-            if !buffer.hasEnded {
-                buffer.cancel(with: URLError(.cancelled))
-            }
+            buffer.cancel(with: URLError(.cancelled))  // nothing to do once the reader has had it all
         }
     }
 
@@ -128,7 +126,8 @@ public struct ResponseBody: AsyncSequence, Sendable {
     }
 
     /// Stops reading: the transfer is cancelled, and a reader waiting for a chunk gets
-    /// `URLError(.cancelled)`. Does nothing once the body has ended.
+    /// `URLError(.cancelled)`, as does the next read of a body that ended with chunks unread.
+    /// Does nothing once the reader has had the whole body.
     public func cancel() {
         buffer.cancel(with: URLError(.cancelled))
     }
