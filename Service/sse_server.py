@@ -12,7 +12,7 @@ It binds to 127.0.0.1 only. Endpoints:
         N events (default 5, at most 100000), S seconds apart (default 0.05, at most 5), each
         "event: tick", "id: <i>", "data: {"index": i, "tag": T}", i counting from 1, or from one
         past the Last-Event-ID request header's number when there is one (a resumed stream).
-        retry=MS adds "retry: MS" to the first event; ping=S sends the library's ": ping"
+        retry=MS adds "retry: MS" (0 too) to the first event; ping=S sends the library's ": ping"
         comment every S seconds (default: none); pad=B adds "pad": B spaces to each event's data
         (at most 4 MiB), for streams of large events; idsuffix=X appends X (at most 8 KiB) to each
         id, and adds "lastEventID": the request's Last-Event-ID or null to each event's data, so
@@ -69,11 +69,12 @@ async def events(request: Request):
     try:
         count = number(request, "count", 5, 0, 100_000, int)
         delay = number(request, "delay", 0.05, 0, 5)
-        retry = number(request, "retry", 0, 0, 3_600_000, int) or None
+        retry = number(request, "retry", -1, -1, 3_600_000, int)
         ping = number(request, "ping", 0, 0, 60)
         pad = number(request, "pad", 0, 0, 4 << 20, int)
     except ValueError as error:
         return bad_request(f"{error} is not a number in range")
+    retry = None if retry < 0 else retry
     tag = request.query_params.get("tag", "")
     id_suffix = request.query_params.get("idsuffix")
     if id_suffix is not None and len(id_suffix) > 8192:

@@ -465,6 +465,30 @@ struct EventServerStreamingTests {
         #expect(elapsed >= .milliseconds(2_900), "\(elapsed)")
     }
 
+    /// A server that asks for `retry: 0` and ends each response after one event is asked again
+    /// no sooner than half a second later: its fifth event comes no sooner than 2 seconds in.
+    /// Before the floor, such a server was asked thousands of times a second.
+    @Test(.timeLimit(.minutes(1)))
+    func aServerAskingForNoRetryDelayWaitsHalfASecond() async throws {
+        let tag = SSEServer.makeTag("retry-0")
+        let started = ContinuousClock.now
+        let events = try await proxy.stream(
+            .get,
+            path: "events",
+            arguments: ["count": 1, "retry": 0, "tag": tag],
+            as: .serverSentEvents(reconnecting: EventStreamReconnection(delay: 0))
+        )
+        var received = 0
+        for try await _ in events {
+            received += 1
+            if received == 5 {
+                break
+            }
+        }
+        #expect(received == 5)
+        #expect(ContinuousClock.now - started >= .milliseconds(1_900))
+    }
+
     @Test func anEventOverTheLimitFails() async throws {
         let limited = proxy.withLimits { $0.maximumElementSize = 64 << 10 }
         let events = try await limited.stream(

@@ -143,9 +143,9 @@ struct WebServiceProxyStreamReconnectionTests {
         #expect(await transport.requests.count == 4)
     }
 
-    /// A server that ends every response at once with `retry: 0` is asked again at once, then
-    /// after 1 second, then 2, and so on up to a minute: not hundreds of times a second. (A busy
-    /// machine only makes the gaps longer.)
+    /// A server that ends every response at once with `retry: 0` is asked again after half a
+    /// second, then after 1 second, then 2, and so on up to a minute: not hundreds of times a
+    /// second. (A busy machine only makes the gaps longer.)
     @Test func reconnectionsThatBringNoEventBackOff() async throws {
         let times = Locked<[UInt64]>([])
         let transport = FakeTransport.streaming { _ in

@@ -11,9 +11,10 @@ import Foundation
 /// ```
 ///
 /// When the response ends, or its connection is lost (a `URLError`), the stream waits the
-/// reconnection time (the server's latest `retry` field, or ``delay`` until it sends one; after a
-/// reconnection that brought no event, at least 1 second and doubling each time, up to a minute
-/// or the reconnection time when that is longer) and
+/// reconnection time (the server's latest `retry` field, at least half a second, as Firefox
+/// clamps it, or ``delay`` until it sends one; after a reconnection that brought no event, at
+/// least 1 second and doubling each time, up to a minute or the reconnection time when that is
+/// longer) and
 /// sends the same request again, with a `Last-Event-ID` field holding the last event ID the
 /// server gave, if any, so that the server can resume where the last connection stopped (an ID
 /// no header field can carry, over 4 KiB or with a control character, is not sent). An event the
@@ -44,6 +45,17 @@ public struct EventStreamReconnection: Sendable, Hashable {
     public init(delay: TimeInterval = 3, maximumAttempts: Int? = nil) {
         self.delay = delay
         self.maximumAttempts = maximumAttempts
+    }
+
+    /// The reconnection time: the server's latest `retry` field, in milliseconds, but at least
+    /// half a second, so that a server that asks for `retry: 0` and ends each response after an
+    /// event is not asked again thousands of times a second; ``delay`` until it sends one.
+    ///
+    /// - Parameter milliseconds: The server's latest `retry`, if any.
+    /// - Returns: The seconds to wait.
+    func reconnectionTime(retry milliseconds: Int?) -> TimeInterval {
+        guard let milliseconds else { return delay }
+        return max(Double(milliseconds) / 1000, 0.5)
     }
 
     /// The seconds to wait before the `attempt`th reconnection in a row that brings no event:

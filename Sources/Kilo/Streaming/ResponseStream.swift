@@ -310,7 +310,7 @@ extension ResponseStream {
                 do {
                     let delay = EventStreamReconnection.wait(
                         before: reconnections,
-                        reconnectionTime: retry.map { Double($0) / 1000 } ?? reconnection.delay
+                        reconnectionTime: reconnection.reconnectionTime(retry: retry)
                     )
                     guard let body = try await connection.reconnect(after: delay, lastEventID: lastEventID) else {
                         return nil  // 204: the server wants no more reconnections
