@@ -66,7 +66,11 @@ can check how many requests, retries included, reached the server.
                                           colon), `headers` (320 KB of header fields), `gzip` (a body
                                           labelled gzip that is not), `gzip-truncated` (a gzip body
                                           without its last 8 bytes, framed by its Content-Length),
-                                          `unknown-encoding` (`Content-Encoding: x-bogus`, a plain body)
+                                          `unknown-encoding` (`Content-Encoding: x-bogus`, a plain body),
+                                          `gzip-twice` (`gzip, gzip`, compressed twice),
+                                          `identity-gzip` (`identity, gzip`, compressed once),
+                                          `gzip-garbage` (a gzip body, then `garbage`),
+                                          `gzip-members` (two gzip members, which together make the body)
     *    /encoded-empty?status=S&encoding=E[&length=L]
                                           S (200 by default) with `Content-Encoding: E` (gzip by
                                           default) and no body, as a HEAD, 204 or 304 response may
@@ -528,6 +532,11 @@ class FaultHandler(socketserver.BaseRequestHandler):
         ok = b'{"ok": true}'
         framed = b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(ok) + ok
         truncated = gzip.compress(ok)[:-8]
+        gzipped = gzip.compress(ok)
+
+        def encoded(encoding, body):
+            return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: %s\r\n"
+                    b"Content-Length: %d\r\nConnection: close\r\n\r\n" % (encoding, len(body)) + body)
         responses = {
             "chunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
                        b"zz\r\nhello\r\n0\r\n\r\n",
@@ -549,6 +558,10 @@ class FaultHandler(socketserver.BaseRequestHandler):
             "gzip": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n" + framed,
             "unknown-encoding": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: x-bogus\r\n"
                                 + framed,
+            "gzip-twice": encoded(b"gzip, gzip", gzip.compress(gzipped)),
+            "identity-gzip": encoded(b"identity, gzip", gzipped),
+            "gzip-garbage": encoded(b"gzip", gzipped + b"garbage"),
+            "gzip-members": encoded(b"gzip", gzip.compress(ok[:5]) + gzip.compress(ok[5:])),
             "gzip-truncated": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
                               b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(truncated) + truncated,
         }

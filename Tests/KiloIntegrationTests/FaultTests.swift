@@ -113,7 +113,8 @@ struct FaultTests {
         ("huge-length-challenge", .badServerResponse), ("colon", .badServerResponse), ("headers", .badServerResponse),
         ("one-big-header", .badServerResponse), ("nul-header", .badServerResponse),
         ("conflicting-length", .badServerResponse), ("gzip", .cannotDecodeContentData),
-        ("trailer", .badServerResponse),
+        ("trailer", .badServerResponse), ("gzip-garbage", .cannotDecodeContentData),
+        ("gzip-members", .cannotDecodeContentData),
     ])
     func aMalformedResponseGivesACodeForIt(how: String, code: URLError.Code) async throws {
         let proxy = try FaultServer.proxy()
@@ -123,6 +124,24 @@ struct FaultTests {
         #expect(error?.code == code, "\(how): \(error?.localizedDescription ?? "")")
         let result: FaultServer.OK = try await proxy.invoke(.get, path: "ok")
         #expect(result.ok, "the proxy still works")
+    }
+
+    /// A body in two content codings (`gzip, gzip`, or `identity, gzip`): Linux's URLSession
+    /// decodes them all; async-http-client's decompressor undoes only the first one it is given,
+    /// so the transport fails with `cannotDecodeContentData` rather than hand over a body still
+    /// encoded as if it were whole.
+    @Test(arguments: ["gzip-twice", "identity-gzip"])
+    func aBodyInTwoCodingsIsDecodedOrRefused(how: String) async throws {
+        let proxy = try FaultServer.proxy()
+        #if KILO_ASYNC_HTTP_CLIENT
+            let error = await #expect(throws: URLError.self) {
+                let _: FaultServer.OK = try await proxy.invoke(.get, path: "malformed", arguments: ["how": how])
+            }
+            #expect(error?.code == .cannotDecodeContentData, "\(how): \(error?.localizedDescription ?? "")")
+        #else
+            let result: FaultServer.OK = try await proxy.invoke(.get, path: "malformed", arguments: ["how": how])
+            #expect(result.ok)
+        #endif
     }
 
     /// A body in a `Content-Encoding` the transport does not know: async-http-client hands it

@@ -21,7 +21,9 @@ extension URLError {
     /// or trailer line, too many header bytes), or even `.unsupportedURL`
     /// (a bad status line, or no status line at all, as from a server that does not speak
     /// HTTP), as if the URL were at fault; it becomes `.badServerResponse`. A body that does not
-    /// decompress, or is in a `Content-Encoding` libcurl does not know, becomes
+    /// decompress (or has bytes after its compressed data, a second gzip member among them:
+    /// "Failed writing received data to disk/application"), or is in a `Content-Encoding`
+    /// libcurl does not know, becomes
     /// `.cannotDecodeContentData` (`AsyncHTTPClientTransport` reports the first so, and hands
     /// the second over as sent). libcurl's message is the only thing that tells them apart, so
     /// this reads it; the original error stays as the underlying error.
@@ -47,7 +49,11 @@ extension URLError {
                 code = .badServerResponse
             case .unknown
             where message.hasPrefix("Error while processing content unencoding")
-                || message.hasPrefix("Unrecognized content encoding"):
+                || message.hasPrefix("Unrecognized content encoding")
+                // Bytes after the end of compressed data, a second gzip member say. The message
+                // also means that the receiver refused data: Kilo's delegate never does, but a
+                // download task of your session's that cannot write its file would.
+                || message.hasPrefix("Failed writing received data"):
                 code = .cannotDecodeContentData
             default:
                 return self

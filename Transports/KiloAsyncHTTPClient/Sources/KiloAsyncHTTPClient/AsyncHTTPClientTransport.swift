@@ -214,7 +214,7 @@ public struct AsyncHTTPClientTransport: Transport {
                 guard redirects <= Self.maximumRedirects else {
                     throw URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: request.url])
                 }
-                let redirectBody = ClientBody(of: response, to: request.method)
+                let redirectBody = ClientBody(of: response, to: request.method, isDropped: true)
                 let drain: @Sendable () async throws -> Void = {
                     for try await _ in redirectBody {
                         timer?.touch()

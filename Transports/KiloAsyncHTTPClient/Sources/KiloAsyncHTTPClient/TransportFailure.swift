@@ -103,9 +103,10 @@ enum TransportFailure {
         case let error as HTTPParserError:
             // The connection closed before the end of the response.
             return error == .invalidEOFState ? .networkConnectionLost : .badServerResponse
-        case is NIOHTTPDecompression.DecompressionError, is NIOHTTPDecompression.ExtraDecompressionError:
+        case is NIOHTTPDecompression.DecompressionError, is NIOHTTPDecompression.ExtraDecompressionError,
+            is UndecodedContentCoding:
             // A body that does not decompress, or whose compressed data ends early or has bytes
-            // after its end.
+            // after its end, or that would be handed over with a coding still on it.
             return .cannotDecodeContentData
         default:
             return .unknown
