@@ -77,8 +77,10 @@ extension WebServiceError: LocalizedError {
     /// control characters escaped (`\\r`, `\\n`, `\\u{1B}`), and an ellipsis when some were
     /// left out. Line and paragraph separators and the invisible format characters (bidirectional
     /// controls such as U+202E, U+200B, U+FEFF, tag characters) are escaped too: they would break
-    /// a log line, show its text in another order or hide text in it. The joiners that shape
-    /// emoji and scripts (U+200C, U+200D) are kept.
+    /// a log line, show its text in another order or hide text in it, and so are the other
+    /// characters that show nothing (U+034F, the Hangul fillers U+115F and U+3164). The joiners
+    /// and variation selectors that shape emoji and scripts (U+200C, U+200D, U+FE00–FE0F) are
+    /// kept; the other variation selectors, which can hide bytes after a letter, are not.
     static func summary(of text: String) -> String {
         var summary = ""
         var count = 0
@@ -100,10 +102,16 @@ extension WebServiceError: LocalizedError {
     }
 
     private static func isEscaped(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
-        case .control, .lineSeparator, .paragraphSeparator: true
-        case .format: scalar != "\u{200C}" && scalar != "\u{200D}"
-        default: scalar.properties.isBidiControl
+        let properties = scalar.properties
+        switch properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator:
+            return true
+        default:
+            if scalar == "\u{200C}" || scalar == "\u{200D}" || ("\u{FE00}"..."\u{FE0F}").contains(scalar) {
+                return false
+            }
+            return properties.generalCategory == .format || properties.isBidiControl
+                || properties.isDefaultIgnorableCodePoint
         }
     }
 }

@@ -47,4 +47,21 @@ import Testing
                 == "StreamElementError.undecodableEvent(line: 9): The event at line 9 of the stream does not decode: broken"
         )
     }
+
+    /// What the underlying error quotes from the server (a JSON key, say) is escaped and cut
+    /// short, so that it cannot write to a terminal, break or reorder a log line, or flood it.
+    @Test func theUnderlyingErrorsTextIsEscapedAndCutShort() throws {
+        struct Record: Decodable { var id: Int }
+        let key = "\u{1B}[2J\u{7}\u{202E}\r\n" + String(repeating: "k", count: 1 << 20)
+        let json = try JSONSerialization.data(withJSONObject: [key: 1])
+        let decodingError = try #require(throws: DecodingError.self) {
+            try JSONDecoder().decode([String: String].self, from: json)
+        }
+        let error = StreamElementError.undecodableJSON(line: 1, underlyingError: decodingError)
+        for text in [error.localizedDescription, error.description] {
+            #expect(!text.unicodeScalars.contains { $0.properties.generalCategory == .control })
+            #expect(!text.contains("\u{202E}"))
+            #expect(text.count < 500)
+        }
+    }
 }

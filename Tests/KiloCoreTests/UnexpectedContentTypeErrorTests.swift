@@ -34,5 +34,6 @@ import Testing
         )
         #expect(hostile.localizedDescription.contains(#"text/\u{202E}lmth"#))
         #expect(hostile.localizedDescription.count < 400)
+        #expect(String(describing: hostile) == "UnexpectedContentTypeError(200): " + hostile.localizedDescription)
     }
 }

@@ -20,14 +20,15 @@ import Testing
     /// as control characters are; a joiner inside an emoji is kept.
     @Test func separatorsAndInvisibleFormatCharactersAreEscaped() {
         let text = "a\u{2028}b\u{2029}c\u{202E}d\u{2066}e\u{200F}f\u{200B}g\u{FEFF}h\u{E0041}i\u{180E}j "
-            + "\u{1F469}\u{200D}\u{1F4BB}"
+            + "k\u{34F}l\u{115F}m\u{3164}n\u{E0100}o\u{180B}p " + "\u{1F469}\u{200D}\u{1F4BB}\u{2764}\u{FE0F}"
         let error = WebServiceError(
             statusCode: 500,
             headers: ["Content-Type": "text/plain; charset=utf-8"],
             body: Data(text.utf8)
         )
         let escaped = #"a\u{2028}b\u{2029}c\u{202E}d\u{2066}e\u{200F}f\u{200B}g\u{FEFF}h\u{E0041}i\u{180E}j "#
-        #expect(error.localizedDescription == escaped + "\u{1F469}\u{200D}\u{1F4BB}")
+            + #"k\u{34F}l\u{115F}m\u{3164}n\u{E0100}o\u{180B}p "#
+        #expect(error.localizedDescription == escaped + "\u{1F469}\u{200D}\u{1F4BB}\u{2764}\u{FE0F}")
     }
 
     @Test func textBodyWithoutCharsetIsReadAsUTF8() {

@@ -108,9 +108,11 @@ extension StreamElementError: Hashable {
 }
 
 extension StreamElementError: LocalizedError {
-    /// A sentence that names the line and the problem.
+    /// A sentence that names the line and the problem. The underlying error's description, which
+    /// may quote the server's text (a key in its JSON, say), is escaped and cut short as a
+    /// ``WebServiceError``'s text is.
     public var errorDescription: String? {
-        let reason = underlyingError.map { ": \($0)" } ?? "."
+        let reason = underlyingError.map { ": " + WebServiceError.summary(of: String(describing: $0)) } ?? "."
         switch code {
         case .elementTooLong(let limit):
             return "Line \(line) of the stream goes past the limit of \(limit) bytes for one line or event."

@@ -70,3 +70,11 @@ extension UnexpectedContentTypeError: LocalizedError {
         return "The response is not \(expected): it has \(received)."
     }
 }
+
+extension UnexpectedContentTypeError: CustomStringConvertible {
+    /// The status code and the error's sentence: what `print(error)` and string interpolation
+    /// show, without the headers and body as the server sent them.
+    public var description: String {
+        "UnexpectedContentTypeError(\(statusCode)): \(errorDescription ?? "")"
+    }
+}
