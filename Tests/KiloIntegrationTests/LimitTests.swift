@@ -58,16 +58,17 @@ struct LimitTests {
     /// A streamed body read more slowly than it arrives fails at the deadline, even once the
     /// server has sent all of it (over Linux's URLSession it then waits in the spill file): the
     /// deadline bounds the whole stream. Read at 1 MiB a second, whatever the chunks' size,
-    /// 32 MiB would take 32 s.
+    /// 64 MiB would take 64 s; the deadline is 5 s. On a busy machine it may pass before the
+    /// head arrives, which the `stream` call then throws.
     @Test func aStreamReadSlowerThanItArrivesFailsAtTheDeadline() async throws {
-        let proxy = try FaultServer.proxy().withLimits { $0.deadline = 1.5 }
-        let chunks = try await proxy.stream(.get, path: "huge", arguments: ["mb": 32], as: .bytes)
+        let proxy = try FaultServer.proxy().withLimits { $0.deadline = 5 }
         let error = await #expect(throws: LimitError.self) {
+            let chunks = try await proxy.stream(.get, path: "huge", arguments: ["mb": 64], as: .bytes)
             for try await chunk in chunks {
                 try await Task.sleep(nanoseconds: UInt64(chunk.count) * 1_000)
             }
         }
-        #expect(error == .deadlineExceeded(after: 1.5))
+        #expect(error == .deadlineExceeded(after: 5))
     }
 
     /// Sends a request to `/drip` under a new key with `send`, which sets a 3-second deadline,
