@@ -106,6 +106,10 @@ public struct AsyncHTTPClientTransport: Transport {
     public func stream(_ request: TransportRequest) async throws -> StreamedResponse {
         try request.validate()
         try HTTPClientRequest.validateValues(of: request.headers)
+        if let port = request.url.port, !(0...65_535).contains(port) {
+            // The client would trap on it; a redirect never leads to one (`Redirect`).
+            throw URLError(.badURL, userInfo: [NSURLErrorFailingURLErrorKey: request.url])
+        }
         let timer = IdleTimer.interval(for: request.timeoutInterval).map(IdleTimer.init)
         let response: HTTPClientResponse
         let answered: TransportRequest
@@ -174,10 +178,6 @@ public struct AsyncHTTPClientTransport: Transport {
         var redirects = 0
         var hasRetriedClosedConnection = false
         while true {
-            if let port = request.url.port, !(0...65_535).contains(port) {
-                // The client would trap on it.
-                throw URLError(.badURL, userInfo: [NSURLErrorFailingURLErrorKey: request.url])
-            }
             let (body, stream) = StreamedBody.makeBody(
                 request.body,
                 size: sendSize,
