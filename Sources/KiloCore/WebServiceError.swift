@@ -64,8 +64,8 @@ extension WebServiceError: LocalizedError {
     /// The body's text for a `text/*` response whose body has more than white space; otherwise
     /// the status's reason phrase.
     public var errorDescription: String? {
-        if let text, !text.allSatisfy(\.isWhitespace) {
-            return Self.summary(of: text.trimmingCharacters(in: .whitespacesAndNewlines))
+        if let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty {
+            return Self.summary(of: text)
         }
         return HTTPStatus.reasonPhrase(for: statusCode)
     }

@@ -101,6 +101,17 @@ import Testing
         #expect(error.localizedDescription == "Internal Server Error")
     }
 
+    /// A mark on a leading space makes one character with it, which counts as white space; the
+    /// mark is still text to show (found by Fuzz/run.sh responses).
+    @Test func markAfterLeadingSpaceIsShown() {
+        let error = WebServiceError(
+            statusCode: 400,
+            headers: ["Content-Type": "text/plain"],
+            body: Data(" \u{C4A}".utf8)
+        )
+        #expect(error.localizedDescription == "\u{C4A}")
+    }
+
     @Test func bodyWithoutContentTypeIsNotText() {
         let error = WebServiceError(statusCode: 502, body: Data("upstream down".utf8))
         #expect(error.contentType == nil)
