@@ -1,65 +1,119 @@
 #!/usr/bin/env bash
-# Builds the KiloEncoding fuzzer with libFuzzer and AddressSanitizer, then fuzzes for a while.
+# Builds Kilo's fuzzers with libFuzzer and AddressSanitizer, then fuzzes for a while.
 #
-#     bash Fuzz/run.sh [seconds]        fuzz for this long (default 60) on a copy of Fuzz/corpus
-#     bash Fuzz/run.sh FILE...          run these inputs once each (reproduce a crash)
+#     bash Fuzz/run.sh [seconds]            fuzz each target for this long (default 30)
+#     bash Fuzz/run.sh TARGET [seconds]     fuzz one: encoders (KiloEncoding's builders) or
+#                                           responses (what Kilo makes of a server's bodies)
+#     bash Fuzz/run.sh TARGET FILE...       run these inputs once each (reproduce a crash)
 #
-# Exits non-zero if an input breaks a property or crashes. See Fuzz/README.md.
+# Each target fuzzes a copy of Fuzz/<Target>/corpus. Exits non-zero if an input breaks a property
+# or crashes. See Fuzz/README.md.
 set -euo pipefail
+shopt -s inherit_errexit            # a failed build inside "$(build_fuzzer …)" stops the script
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+usage() {
+    sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    exit 2
+}
+
+targets=(encoders responses)
+seconds=30
 inputs=()
 if [[ $# -gt 0 && ! $1 =~ ^[0-9]+$ ]]; then
-    for input in "$@"; do inputs+=("$(realpath "$input")"); done
+    case $1 in
+    encoders | responses) targets=("$1") ;;
+    *) usage ;;
+    esac
+    shift
 fi
-cd "$(dirname "${BASH_SOURCE[0]}")"
+if [[ $# -gt 0 && $1 =~ ^[0-9]+$ ]]; then
+    seconds=$1
+    shift
+fi
+for input in "$@"; do inputs+=("$(realpath "$input")"); done
+if ((${#inputs[@]})) && ((${#targets[@]} != 1)); then
+    echo "error: name the target the inputs are for (encoders or responses)" >&2
+    usage
+fi
+cd "$here"
 
 build=.build                     # ignored by the root .gitignore
-fuzzer=$build/kilo-encoding-fuzzer
-library_sources=(../Sources/KiloEncoding/*.swift)
-harness_sources=(Sources/*.swift)
 flags=(-swift-version 6 -O -g -sanitize=fuzzer,address -parse-as-library
     -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility)
 
-# Rebuild only when a source or this script is newer than the fuzzer.
-needs_build=0
-[[ -x $fuzzer ]] || needs_build=1
-for source in "${library_sources[@]}" "${harness_sources[@]}" "${BASH_SOURCE[0]}"; do
-    [[ $source -nt $fuzzer ]] && needs_build=1
-done
-if ((needs_build)); then
-    echo "Building $fuzzer"
-    mkdir -p "$build/module"
-    # KiloEncoding as its own module, so the harness sees only its public API.
-    # -package-name: KiloEncoding shares a few `package` declarations with Kilo's other modules.
-    swiftc "${flags[@]}" -module-name KiloEncoding -package-name Kilo -emit-library -static \
-        -emit-module -emit-module-path "$build/module/KiloEncoding.swiftmodule" \
-        -o "$build/libKiloEncoding.a" "${library_sources[@]}"
-    swiftc "${flags[@]}" -warnings-as-errors -module-name KiloEncodingFuzzer -I "$build/module" \
-        -use-ld=lld "${harness_sources[@]}" "$build/libKiloEncoding.a" -o "$fuzzer"
-fi
+# Compiles a library module of Kilo's from its sources, so that a harness sees only its API;
+# `-package-name Kilo`, as SwiftPM gives, for the declarations Kilo's modules share.
+build_module() {
+    local module=$1
+    swiftc "${flags[@]}" -module-name "$module" -package-name Kilo -I "$build/module" -emit-library -static \
+        -emit-module -emit-module-path "$build/module/$module.swiftmodule" \
+        -o "$build/lib$module.a" $(find "../Sources/$module" -name '*.swift' | sort)
+}
+
+# Builds a target's fuzzer if a source or this script is newer than it; prints its path.
+build_fuzzer() {
+    local target=$1 name harness_module modules
+    case $target in
+    encoders) name=kilo-encoding-fuzzer harness_module=KiloEncodingFuzzer modules=(KiloEncoding) ;;
+    responses) name=kilo-response-fuzzer harness_module=KiloResponseFuzzer modules=(KiloTransport KiloCore) ;;
+    esac
+    local fuzzer=$build/$name sources=() module
+    for module in "${modules[@]}"; do
+        while IFS= read -r source; do sources+=("$source"); done < <(find "../Sources/$module" -name '*.swift')
+    done
+    local harness=(${target^}/Sources/*.swift)
+    local needs_build=0 source
+    [[ -x $fuzzer ]] || needs_build=1
+    for source in "${sources[@]}" "${harness[@]}" "${BASH_SOURCE[0]}"; do
+        [[ $source -nt $fuzzer ]] && needs_build=1
+    done
+    if ((needs_build)); then
+        echo "Building $fuzzer" >&2
+        mkdir -p "$build/module"
+        local libraries=() stale=0
+        for module in "${modules[@]}"; do
+            # A module is built again when it, or one it depends on (listed before it), changed.
+            [[ -n $(find "../Sources/$module" "${BASH_SOURCE[0]}" -newer "$build/lib$module.a" 2>/dev/null) ||
+                ! -f $build/lib$module.a ]] && stale=1
+            ((stale)) && build_module "$module" >&2
+            libraries+=("$build/lib$module.a")
+        done
+        swiftc "${flags[@]}" -warnings-as-errors -module-name "$harness_module" \
+            -I "$build/module" -use-ld=lld "${harness[@]}" "${libraries[@]}" -o "$fuzzer" >&2
+    fi
+    echo "$fuzzer"
+}
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}   # the Swift runtime's caches look like leaks
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}   # libFuzzer and ASan report crashes themselves
 libfuzzer_flags=(-timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
 
 if ((${#inputs[@]})); then
+    fuzzer=$(build_fuzzer "${targets[0]}")
     exec "$fuzzer" "${libfuzzer_flags[@]}" "${inputs[@]}"
 fi
 
-seconds=${1:-60}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp -R corpus "$work/corpus"      # libFuzzer adds to the corpus it runs on; never to ours
 mkdir -p "$build/artifacts"
-
 status=0
-"$fuzzer" "${libfuzzer_flags[@]}" -max_total_time="$seconds" -artifact_prefix="$build/artifacts/" \
-    "$work/corpus" 2>&1 | tee "$work/log" | grep --line-buffered -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|^"|^###### |NEW_FUNC' || status=${PIPESTATUS[0]}
-
-runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -n 1)
-rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/log" | tail -n 1)
-echo "Executions: ${runs:-unknown} (${rate:-?} per second; limit ${seconds} s)"
-if ((status != 0)); then
-    echo "FAILED (libFuzzer exit status $status). Reproduce with:" >&2
-    sed -n "s|.*Test unit written to $build/|    bash Fuzz/run.sh Fuzz/$build/|p" "$work/log" >&2
-fi
+for target in "${targets[@]}"; do
+    fuzzer=$(build_fuzzer "$target")
+    echo "Fuzzing $target for $seconds s"
+    cp -R "${target^}/corpus" "$work/$target"      # libFuzzer adds to the corpus it runs on; never to ours
+    target_status=0
+    "$fuzzer" "${libfuzzer_flags[@]}" -max_total_time="$seconds" -artifact_prefix="$build/artifacts/$target-" \
+        "$work/$target" 2>&1 | tee "$work/$target.log" |
+        grep --line-buffered -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|^"|^###### |NEW_FUNC' ||
+        target_status=${PIPESTATUS[0]}
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$target.log" | tail -n 1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/$target.log" | tail -n 1)
+    echo "Executions ($target): ${runs:-unknown} (${rate:-?} per second; limit ${seconds} s)"
+    if ((target_status != 0)); then
+        status=$target_status
+        echo "FAILED: $target (libFuzzer exit status $target_status). Reproduce with:" >&2
+        sed -n "s|.*Test unit written to $build/|    bash Fuzz/run.sh $target Fuzz/$build/|p" "$work/$target.log" >&2
+    fi
+done
 exit "$status"

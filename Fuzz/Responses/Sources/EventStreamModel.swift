@@ -1,0 +1,133 @@
+import Foundation
+import KiloCore
+
+/// What the WHATWG HTML standard's event stream interpretation makes of a whole body, written
+/// from the standard line by line (section 9.2.6), with `ServerSentEventParser`'s documented
+/// limit: a line, or an event's data buffer (each value and its LF), of more than `limit` bytes
+/// ends the stream with `elementTooLong` at that line.
+///
+/// Values are decoded one by one; the standard decodes the whole stream first, which gives the
+/// same text, since a UTF-8 decoder never takes the ASCII bytes CR, LF, colon or space into an
+/// invalid sequence.
+struct EventStreamModel: Equatable {
+    var events: [ServerSentEvent] = []
+    var error: StreamElementError?
+    var lastEventID = ""
+    var reconnectionTime: Int?
+    /// What `finish()` reports: an unfinished line, or lines of an event without its blank line.
+    var dropsSomething = false
+
+    /// Nothing parsed yet.
+    init() {}
+
+    /// The outcome the standard gives for `body`.
+    init(_ body: [UInt8], limit: Int) {
+        let lines = Lines(body)
+        var data: [ArraySlice<UInt8>] = []
+        var dataSize = 0
+        var type = ""
+        var idBuffer = ""
+        var retry: Int?
+        var hasLines = false
+        for (offset, line) in lines.ended.enumerated() {
+            let number = offset + 1
+            guard line.count <= limit else {
+                error = .elementTooLong(limit: limit, line: number)
+                return
+            }
+            var line = line
+            if number == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) {
+                line = line.dropFirst(3)
+            }
+            if line.isEmpty {
+                // Dispatch the event.
+                lastEventID = idBuffer
+                if !data.isEmpty {
+                    events.append(
+                        ServerSentEvent(
+                            type: type.isEmpty ? "message" : type,
+                            data: data.map(Self.text).joined(separator: "\n"),
+                            lastEventID: lastEventID,
+                            retry: retry
+                        )
+                    )
+                }
+                (data, dataSize, type, retry, hasLines) = ([], 0, "", nil, false)
+                continue
+            }
+            if line.first == UInt8(ascii: ":") { continue }
+            hasLines = true
+            let field: ArraySlice<UInt8>
+            var value: ArraySlice<UInt8>
+            if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+                field = line[..<colon]
+                value = line[(colon + 1)...]
+                if value.first == UInt8(ascii: " ") { value = value.dropFirst() }
+            } else {
+                (field, value) = (line, [])
+            }
+            switch Self.text(field) {
+            case "data":
+                guard dataSize + value.count <= limit else {
+                    error = .elementTooLong(limit: limit, line: number)
+                    return
+                }
+                data.append(value)
+                dataSize += value.count + 1
+            case "event":
+                type = Self.text(value)
+            case "id":
+                if !value.contains(0) { idBuffer = Self.text(value) }
+            case "retry":
+                if !value.isEmpty, value.allSatisfy({ (0x30...0x39).contains($0) }),
+                    let milliseconds = Int(Self.text(value))
+                {
+                    retry = milliseconds
+                    reconnectionTime = milliseconds
+                }
+            default:
+                break
+            }
+        }
+        guard lines.tail.count <= limit else {
+            error = .elementTooLong(limit: limit, line: lines.ended.count + 1)
+            return
+        }
+        dropsSomething = !lines.tail.isEmpty || hasLines
+    }
+
+    private static func text(_ bytes: ArraySlice<UInt8>) -> String {
+        String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// What `ServerSentEventParser` makes of the same body, fed in `chunks`.
+    static func parsed(_ chunks: [Data], limit: Int) -> EventStreamModel {
+        var outcome = EventStreamModel()
+        var parser = ServerSentEventParser(maximumEventSize: limit)
+        do {
+            for chunk in chunks {
+                try parser.append(chunk) { outcome.events.append($0) }
+            }
+        } catch let error as StreamElementError {
+            outcome.error = error
+            return outcome
+        } catch {
+            fatalError("ServerSentEventParser threw \(String(reflecting: error)), not a StreamElementError")
+        }
+        outcome.lastEventID = parser.lastEventID
+        outcome.reconnectionTime = parser.reconnectionTime
+        outcome.dropsSomething = parser.finish()
+        return outcome
+    }
+}
+
+extension EventStreamModel {
+    /// Compares only what a caller may rely on: after an error, the events before it and the
+    /// error (the parser's other state is undefined then).
+    static func == (lhs: EventStreamModel, rhs: EventStreamModel) -> Bool {
+        guard lhs.events == rhs.events, lhs.error == rhs.error else { return false }
+        return lhs.error != nil
+            || (lhs.lastEventID == rhs.lastEventID && lhs.reconnectionTime == rhs.reconnectionTime
+                && lhs.dropsSomething == rhs.dropsSomething)
+    }
+}
