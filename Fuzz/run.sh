@@ -2,8 +2,9 @@
 # Builds Kilo's fuzzers with libFuzzer and AddressSanitizer, then fuzzes for a while.
 #
 #     bash Fuzz/run.sh [seconds]            fuzz each target for this long (default 30)
-#     bash Fuzz/run.sh TARGET [seconds]     fuzz one: encoders (KiloEncoding's builders) or
-#                                           responses (what Kilo makes of a server's bodies)
+#     bash Fuzz/run.sh TARGET [seconds]     fuzz one: encoders (KiloEncoding's builders),
+#                                           responses (what Kilo makes of a server's bodies) or
+#                                           redirects (where a server's Location sends credentials)
 #     bash Fuzz/run.sh TARGET FILE...       run these inputs once each (reproduce a crash)
 #
 # Each target fuzzes a copy of Fuzz/<Target>/corpus. Exits non-zero if an input breaks a property
@@ -13,16 +14,16 @@ shopt -s inherit_errexit            # a failed build inside "$(build_fuzzer …)
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 usage() {
-    sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    sed -n '2,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
     exit 2
 }
 
-targets=(encoders responses)
+targets=(encoders responses redirects)
 seconds=30
 inputs=()
 if [[ $# -gt 0 && ! $1 =~ ^[0-9]+$ ]]; then
     case $1 in
-    encoders | responses) targets=("$1") ;;
+    encoders | responses | redirects) targets=("$1") ;;
     *) usage ;;
     esac
     shift
@@ -33,7 +34,7 @@ if [[ $# -gt 0 && $1 =~ ^[0-9]+$ ]]; then
 fi
 for input in "$@"; do inputs+=("$(realpath "$input")"); done
 if ((${#inputs[@]})) && ((${#targets[@]} != 1)); then
-    echo "error: name the target the inputs are for (encoders or responses)" >&2
+    echo "error: name the target the inputs are for (encoders, responses or redirects)" >&2
     usage
 fi
 cd "$here"
@@ -57,6 +58,7 @@ build_fuzzer() {
     case $target in
     encoders) name=kilo-encoding-fuzzer harness_module=KiloEncodingFuzzer modules=(KiloEncoding) ;;
     responses) name=kilo-response-fuzzer harness_module=KiloResponseFuzzer modules=(KiloTransport KiloCore) ;;
+    redirects) name=kilo-redirect-fuzzer harness_module=KiloRedirectFuzzer modules=(KiloTransport) ;;
     esac
     local fuzzer=$build/$name sources=() module
     for module in "${modules[@]}"; do
