@@ -4,7 +4,7 @@
 #     bash Fuzz/run.sh [seconds]            fuzz each target for this long (default 30)
 #     bash Fuzz/run.sh TARGET [seconds]     fuzz one: encoders (KiloEncoding's builders),
 #                                           responses (what Kilo makes of a server's bodies) or
-#                                           redirects (where a server's Location sends credentials)
+#                                           origins (where a Location or a path sends credentials)
 #     bash Fuzz/run.sh TARGET FILE...       run these inputs once each (reproduce a crash)
 #
 # Each target fuzzes a copy of Fuzz/<Target>/corpus. Exits non-zero if an input breaks a property
@@ -18,12 +18,12 @@ usage() {
     exit 2
 }
 
-targets=(encoders responses redirects)
+targets=(encoders responses origins)
 seconds=30
 inputs=()
 if [[ $# -gt 0 && ! $1 =~ ^[0-9]+$ ]]; then
     case $1 in
-    encoders | responses | redirects) targets=("$1") ;;
+    encoders | responses | origins) targets=("$1") ;;
     *) usage ;;
     esac
     shift
@@ -34,7 +34,7 @@ if [[ $# -gt 0 && $1 =~ ^[0-9]+$ ]]; then
 fi
 for input in "$@"; do inputs+=("$(realpath "$input")"); done
 if ((${#inputs[@]})) && ((${#targets[@]} != 1)); then
-    echo "error: name the target the inputs are for (encoders, responses or redirects)" >&2
+    echo "error: name the target the inputs are for (encoders, responses or origins)" >&2
     usage
 fi
 cd "$here"
@@ -58,7 +58,7 @@ build_fuzzer() {
     case $target in
     encoders) name=kilo-encoding-fuzzer harness_module=KiloEncodingFuzzer modules=(KiloEncoding) ;;
     responses) name=kilo-response-fuzzer harness_module=KiloResponseFuzzer modules=(KiloTransport KiloCore) ;;
-    redirects) name=kilo-redirect-fuzzer harness_module=KiloRedirectFuzzer modules=(KiloTransport) ;;
+    origins) name=kilo-origin-fuzzer harness_module=KiloOriginFuzzer modules=(KiloEncoding KiloTransport KiloCore Kilo) ;;
     esac
     local fuzzer=$build/$name sources=() module
     for module in "${modules[@]}"; do
@@ -89,7 +89,7 @@ build_fuzzer() {
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}   # the Swift runtime's caches look like leaks
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}   # libFuzzer and ASan report crashes themselves
-libfuzzer_flags=(-timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
+libfuzzer_flags=(-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -detect_leaks=0)
 
 if ((${#inputs[@]})); then
     fuzzer=$(build_fuzzer "${targets[0]}")

@@ -44,10 +44,10 @@ enum Curl {
 
     private static let functions: Functions = {
         guard let library = dlopen("libcurl.so.4", RTLD_NOW) else {
-            fatalError("Kilo redirect fuzz: libcurl.so.4 (which FoundationNetworking uses) cannot be loaded")
+            fatalError("Kilo origin fuzz: libcurl.so.4 (which FoundationNetworking uses) cannot be loaded")
         }
         func load<T>(_ name: String, as type: T.Type) -> T {
-            guard let symbol = dlsym(library, name) else { fatalError("Kilo redirect fuzz: no \(name) in libcurl") }
+            guard let symbol = dlsym(library, name) else { fatalError("Kilo origin fuzz: no \(name) in libcurl") }
             return unsafeBitCast(symbol, to: type)
         }
         return Functions(
@@ -74,7 +74,7 @@ enum Curl {
     /// and nothing is sent).
     static func parts(of url: String) -> Parts? {
         let functions = functions
-        guard let handle = functions.make() else { fatalError("Kilo redirect fuzz: curl_url() failed") }
+        guard let handle = functions.make() else { fatalError("Kilo origin fuzz: curl_url() failed") }
         defer { functions.cleanup(handle) }
         // `CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME`, as an easy handle parses CURLOPT_URL.
         guard functions.set(handle, partURL, url, guessScheme | nonSupportScheme) == 0 else { return nil }
