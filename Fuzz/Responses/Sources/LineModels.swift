@@ -12,31 +12,12 @@ struct TextLinesModel: Equatable {
     init() {}
 
     init(_ body: [UInt8], limit: Int) {
-        let split = Lines(body)
-        for (offset, line) in split.ended.enumerated() {
-            guard take(line, number: offset + 1, limit: limit) else { return }
+        error = Lines(body).walk(limit: limit) { line, number in
+            guard let text = String(validating: line, as: UTF8.self) else { return .invalidUTF8(line: number) }
+            lines.append(text)
+            lineCount = number
+            return nil
         }
-        guard split.tail.count <= limit else {
-            error = .elementTooLong(limit: limit, line: split.ended.count + 1)
-            return
-        }
-        if !split.tail.isEmpty {
-            _ = take(split.tail, number: split.ended.count + 1, limit: limit)
-        }
-    }
-
-    private mutating func take(_ line: ArraySlice<UInt8>, number: Int, limit: Int) -> Bool {
-        guard line.count <= limit else {
-            error = .elementTooLong(limit: limit, line: number)
-            return false
-        }
-        guard let text = String(validating: line, as: UTF8.self) else {
-            error = .invalidUTF8(line: number)
-            return false
-        }
-        lines.append(text)
-        lineCount = number
-        return true
     }
 
     /// What `LineParser` makes of the same body, fed in `chunks`.
@@ -100,29 +81,14 @@ struct JSONLinesModel: Equatable {
     init() {}
 
     init(_ body: [UInt8], limit: Int) {
-        let split = Lines(body)
-        for (offset, line) in split.ended.enumerated() {
-            guard take(line, number: offset + 1, limit: limit) else { return }
-        }
-        guard split.tail.count <= limit else {
-            error = .elementTooLong(limit: limit, line: split.ended.count + 1)
-            return
-        }
-        _ = take(split.tail, number: split.ended.count + 1, limit: limit)
-    }
-
-    private mutating func take(_ line: ArraySlice<UInt8>, number: Int, limit: Int) -> Bool {
-        guard line.count <= limit else {
-            error = .elementTooLong(limit: limit, line: number)
-            return false
-        }
-        guard line.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { return true }
-        do {
-            values.append(try JSONDecoder().decode(JSONValue.self, from: Data(line)))
-            return true
-        } catch {
-            self.error = .undecodableJSON(line: number, underlyingError: error)
-            return false
+        error = Lines(body).walk(limit: limit) { line, number in
+            guard line.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { return nil }
+            do {
+                values.append(try JSONDecoder().decode(JSONValue.self, from: Data(line)))
+                return nil
+            } catch {
+                return .undecodableJSON(line: number, underlyingError: error)
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import KiloCore
 
 /// A response body as a hostile server might send it, with a limit and a way to cut it into
 /// chunks, decoded from fuzz bytes.
@@ -89,5 +90,20 @@ struct Lines {
             }
         }
         tail = body[start...]
+    }
+
+    /// Hands each line, and then the line the body ended inside (if any), to `take` with its
+    /// number, until `take` returns an error; a line longer than `limit` ends the walk with
+    /// `elementTooLong` at that line, as the parsers' scanner does.
+    ///
+    /// - Returns: The error that ended the walk, or `nil`.
+    func walk(limit: Int, _ take: (_ line: ArraySlice<UInt8>, _ number: Int) -> StreamElementError?)
+        -> StreamElementError?
+    {
+        for (offset, line) in (tail.isEmpty ? ended : ended + [tail]).enumerated() {
+            guard line.count <= limit else { return .elementTooLong(limit: limit, line: offset + 1) }
+            if let error = take(line, offset + 1) { return error }
+        }
+        return nil
     }
 }
