@@ -11,6 +11,8 @@ import KiloCore
 /// invalid sequence.
 struct EventStreamModel: Equatable {
     var events: [ServerSentEvent] = []
+    /// The line where each event starts: its first line that is not a comment.
+    var eventLines: [Int] = []
     var error: StreamElementError?
     var lastEventID = ""
     var reconnectionTime: Int?
@@ -28,7 +30,7 @@ struct EventStreamModel: Equatable {
         var type = ""
         var idBuffer = ""
         var retry: Int?
-        var hasLines = false
+        var firstLine: Int?  // of the event being read
         for (offset, line) in lines.ended.enumerated() {
             let number = offset + 1
             guard line.count <= limit else {
@@ -51,12 +53,13 @@ struct EventStreamModel: Equatable {
                             retry: retry
                         )
                     )
+                    eventLines.append(firstLine ?? number)
                 }
-                (data, dataSize, type, retry, hasLines) = ([], 0, "", nil, false)
+                (data, dataSize, type, retry, firstLine) = ([], 0, "", nil, nil)
                 continue
             }
             if line.first == UInt8(ascii: ":") { continue }
-            hasLines = true
+            firstLine = firstLine ?? number
             let field: ArraySlice<UInt8>
             var value: ArraySlice<UInt8>
             if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
@@ -93,7 +96,7 @@ struct EventStreamModel: Equatable {
             error = .elementTooLong(limit: limit, line: lines.ended.count + 1)
             return
         }
-        dropsSomething = !lines.tail.isEmpty || hasLines
+        dropsSomething = !lines.tail.isEmpty || firstLine != nil
     }
 
     private static func text(_ bytes: ArraySlice<UInt8>) -> String {

@@ -15,6 +15,16 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     check("ServerSentEventParser", EventStreamModel(input.body, limit: input.limit), cuts, input) {
         EventStreamModel.parsed($0, limit: input.limit)
     }
+    let terminator = input.chunkSizes.count.isMultiple(of: 2) ? "[DONE]" : nil
+    let skips = input.limit % 2 == 0
+    check(
+        "ServerSentEventDecoder",
+        EventDecoderModel(input.body, limit: input.limit, terminator: terminator, skipsUndecodable: skips),
+        cuts,
+        input
+    ) {
+        EventDecoderModel.parsed($0, limit: input.limit, terminator: terminator, skipsUndecodable: skips)
+    }
     check("LineParser", TextLinesModel(input.body, limit: input.limit), cuts, input) {
         TextLinesModel.parsed($0, limit: input.limit)
     }
