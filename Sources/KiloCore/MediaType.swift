@@ -21,23 +21,32 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
     public init?(_ string: String) {
         var pieces = string.split(separator: ";", omittingEmptySubsequences: false).makeIterator()
         guard let essence = pieces.next() else { return nil }
-        let names = essence.trimmingCharacters(in: .whitespaces).split(separator: "/", maxSplits: 1)
-        guard names.count == 2 else { return nil }
+        let names = Self.trimmed(essence).split(separator: "/", maxSplits: 1).map(String.init)
+        // Tokens before lowercasing: "\u{212A}" (KELVIN SIGN) is not one, but lowercases to "k".
+        guard names.count == 2, HTTPHeaders.isToken(names[0]), HTTPHeaders.isToken(names[1]) else { return nil }
         type = names[0].lowercased()
         subtype = names[1].lowercased()
-        guard HTTPHeaders.isToken(type), HTTPHeaders.isToken(subtype) else { return nil }
         var parameters: [String: String] = [:]
         while let piece = pieces.next() {
             let pair = piece.split(separator: "=", maxSplits: 1)
             guard pair.count == 2 else { continue }
-            let name = pair[0].trimmingCharacters(in: .whitespaces).lowercased()
-            var value = pair[1].trimmingCharacters(in: .whitespaces)
+            let name = Self.trimmed(pair[0]).lowercased()
+            var value = Self.trimmed(pair[1])
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
                 value = String(value.dropFirst().dropLast())
             }
             parameters[name] = value
         }
         self.parameters = parameters
+    }
+
+    /// `text` without the spaces and tabs around it: HTTP's optional white space (RFC 9110
+    /// §5.6.3), not Unicode's, so that `text/html` padded with U+3000 is not a media type.
+    private static func trimmed(_ text: Substring) -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(text[first...last])
     }
 
     /// Whether this is a `text/*` type.

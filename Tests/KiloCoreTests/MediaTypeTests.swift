@@ -49,6 +49,8 @@ import Testing
     @Test(arguments: [
         "", "text", "text/", "/plain", " / ", "textplain; charset=utf-8", ";charset=utf-8", "text / plain",
         "text /plain", "text/ plain", "text/html, application/json", "text/plain/x", "te\"xt/plain", "tëxt/plain",
+        // Not tokens, though one lowercases to "k"; Unicode's white space is not HTTP's.
+        "text/\u{212A}", "\u{3000}text/plain", "text/plain\u{A0}",
     ])
     func invalidValueIsNil(string: String) {
         #expect(MediaType(string) == nil)

@@ -4,12 +4,12 @@ import Foundation
 /// HTML standard's "event stream" parsing says.
 ///
 /// Feed it the body's chunks as they arrive, split anywhere; it hands over each event when the
-/// blank line that ends it arrives. It follows the standard's rules: `data` lines are joined
-/// with LF; `event` sets the type (`message` by default); `id` sets the last event ID, which
-/// carries over to later events, unless its value contains NUL; `retry` sets the reconnection
-/// time if its value is all digits; lines that start with `:` are comments; a line without a
-/// colon is a field with an empty value; one space after the colon is removed; unknown fields
-/// are ignored; a leading byte order mark is ignored; an event whose data is empty is not
+/// blank line that ends it arrives. It follows the standard's rules: `data` lines are joined with
+/// LF; `event` sets the type (`message` by default); `id` sets the last event ID, which carries
+/// over to later events, unless its value contains NUL; `retry` sets the reconnection time if its
+/// value is all digits (and fits in an `Int`); lines that start with `:` are comments; a line
+/// without a colon is a field with an empty value; one space after the colon is removed; unknown
+/// fields are ignored; a leading byte order mark is ignored; an event whose data is empty is not
 /// delivered; bytes that are not UTF-8 become U+FFFD; an event the stream ends inside is dropped.
 ///
 /// ```swift
