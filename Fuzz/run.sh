@@ -29,10 +29,17 @@ if [[ $# -gt 0 && ! $1 =~ ^[0-9]+$ ]]; then
     shift
 fi
 if [[ $# -gt 0 && $1 =~ ^[0-9]+$ ]]; then
-    seconds=$1
+    # libFuzzer takes 0 seconds as no limit.
+    ((10#$1 > 0)) || { echo "error: fuzz for at least 1 second" >&2; usage; }
+    seconds=$((10#$1))
     shift
+    (($# == 0)) || { echo "error: give seconds to fuzz, or inputs to run, not both" >&2; usage; }
 fi
-for input in "$@"; do inputs+=("$(realpath "$input")"); done
+for input in "$@"; do
+    # A folder would be fuzzed as a corpus, without end, and grown.
+    [[ -f $input ]] || { echo "error: $input is not a file" >&2; usage; }
+    inputs+=("$(realpath "$input")")
+done
 if ((${#inputs[@]})) && ((${#targets[@]} != 1)); then
     echo "error: name the target the inputs are for (encoders, responses or origins)" >&2
     usage
@@ -46,10 +53,11 @@ flags=(-swift-version 6 -O -g -sanitize=fuzzer,address -parse-as-library
 # Compiles a library module of Kilo's from its sources, so that a harness sees only its API;
 # `-package-name Kilo`, as SwiftPM gives, for the declarations Kilo's modules share.
 build_module() {
-    local module=$1
+    local module=$1 sources
+    mapfile -t sources < <(find "../Sources/$module" -name '*.swift' | sort)
     swiftc "${flags[@]}" -module-name "$module" -package-name Kilo -I "$build/module" -emit-library -static \
         -emit-module -emit-module-path "$build/module/$module.swiftmodule" \
-        -o "$build/lib$module.a" $(find "../Sources/$module" -name '*.swift' | sort)
+        -o "$build/lib$module.a" "${sources[@]}"
 }
 
 # Builds a target's fuzzer if a source or this script is newer than it; prints its path.
@@ -62,7 +70,7 @@ build_fuzzer() {
     esac
     local fuzzer=$build/$name sources=() module
     for module in "${modules[@]}"; do
-        while IFS= read -r source; do sources+=("$source"); done < <(find "../Sources/$module" -name '*.swift')
+        mapfile -t -O "${#sources[@]}" sources < <(find "../Sources/$module" -name '*.swift')
     done
     local harness=(${target^}/Sources/*.swift)
     local needs_build=0 source
@@ -73,11 +81,16 @@ build_fuzzer() {
     if ((needs_build)); then
         echo "Building $fuzzer" >&2
         mkdir -p "$build/module"
-        local libraries=() stale=0
+        local libraries=() library stale
         for module in "${modules[@]}"; do
-            # A module is built again when it, or one it depends on (listed before it), changed.
-            [[ -n $(find "../Sources/$module" "${BASH_SOURCE[0]}" -newer "$build/lib$module.a" 2>/dev/null) ||
-                ! -f $build/lib$module.a ]] && stale=1
+            # A module is built again when it changed, or one it depends on (listed before it) was
+            # built after it, here or by another harness: with -O its code may be inlined.
+            stale=0
+            [[ -f $build/lib$module.a &&
+                -z $(find "../Sources/$module" "${BASH_SOURCE[0]}" -newer "$build/lib$module.a") ]] || stale=1
+            for library in "${libraries[@]}"; do
+                [[ $library -nt $build/lib$module.a ]] && stale=1
+            done
             ((stale)) && build_module "$module" >&2
             libraries+=("$build/lib$module.a")
         done

@@ -55,20 +55,28 @@ private func checkRedirect(to location: String, from: URL) {
 }
 
 /// Base URLs of proxies: with a path and without, with user info, a port, an IPv6 host, dot
-/// segments, no trailing slash, an uppercase scheme.
+/// segments, no trailing slash, an uppercase scheme (with and without one).
 private let bases = [
     "https://api.example.com/v1/", "http://user:secret@api.example.com:8080/", "https://[::1]/api/",
     "https://api.example.com", "https://api.example.com/v1/../v2/", "HTTP://127.0.0.1:8000/a/b",
+    "HTTP://127.0.0.1:8000/a/b/",
 ].map { URL(string: $0)! }
 
 /// Resolving a path as `invoke(path:)` does (`allowsAbsoluteURLs` off): the request goes to the
-/// base URL's origin with its user info, or is refused, and a path that is plain text resolves
-/// as `URL(string:relativeTo:)` resolves it.
+/// base URL's origin with its user info, or is refused, and the path resolves as
+/// `URL(string:relativeTo:)` resolves it. The general route resolves it just so; the check is
+/// of the fast route a plain path takes on a base URL that ends with `/`, and of the URL it
+/// remembers for the path (asked for twice).
 private func checkPath(_ path: String, base: URL) {
     // A fake transport that answers nothing: the request fails with `UnexpectedRequest`, which
     // carries it as Kilo would have sent it. A new one each time: a fake keeps every request.
     let proxy = WebServiceProxy(baseURL: base, transport: FakeTransport())
-    guard let url = requestedURL(path, proxy: proxy) else { return }  // refused
+    let url = requestedURL(path, proxy: proxy)
+    let again = requestedURL(path, proxy: proxy)
+    guard url == again else {
+        fail("the path sends \(String(describing: url)), then \(String(describing: again))", path, base)
+    }
+    guard let url else { return }  // refused
     checkSameOrigin(url, as: base, path)
     if let curl = Curl.parts(of: url.absoluteString), let baseCurl = Curl.parts(of: base.absoluteString),
         curl.user != baseCurl.user || curl.password != baseCurl.password

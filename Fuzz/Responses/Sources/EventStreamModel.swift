@@ -3,8 +3,8 @@ import KiloCore
 
 /// What the WHATWG HTML standard's event stream interpretation makes of a whole body, written
 /// from the standard line by line (section 9.2.6), with `ServerSentEventParser`'s documented
-/// limit: a line, or an event's data buffer (each value and its LF), of more than `limit` bytes
-/// ends the stream with `elementTooLong` at that line.
+/// limit: a line (a first line's byte order mark counted), or an event's data (its values joined
+/// with LFs), of more than `limit` bytes ends the stream with `elementTooLong` at that line.
 ///
 /// Values are decoded one by one; the standard decodes the whole stream first, which gives the
 /// same text, since a UTF-8 decoder never takes the ASCII bytes CR, LF, colon or space into an
@@ -22,13 +22,16 @@ struct EventStreamModel: Equatable {
     /// Nothing parsed yet.
     init() {}
 
-    /// The outcome the standard gives for `body`.
-    init(_ body: [UInt8], limit: Int) {
+    /// The outcome the standard gives for `body`, as a new stream, or as the one a reconnection
+    /// opens after `previous` (its last event ID and reconnection time carry over).
+    init(_ body: [UInt8], limit: Int, after previous: EventStreamModel? = nil) {
         let lines = Lines(body)
         var data: [ArraySlice<UInt8>] = []
         var dataSize = 0
         var type = ""
-        var idBuffer = ""
+        lastEventID = previous?.lastEventID ?? ""
+        reconnectionTime = previous?.reconnectionTime
+        var idBuffer = lastEventID
         var retry: Int?
         var firstLine: Int?  // of the event being read
         for (offset, line) in lines.ended.enumerated() {
@@ -103,10 +106,21 @@ struct EventStreamModel: Equatable {
         String(decoding: bytes, as: UTF8.self)
     }
 
-    /// What `ServerSentEventParser` makes of the same body, fed in `chunks`.
-    static func parsed(_ chunks: [Data], limit: Int) -> EventStreamModel {
+    /// What `ServerSentEventParser` makes of the same body, fed in `chunks`; `again`, of the body
+    /// fed a second time after `finish()`, as the stream a reconnection opens.
+    static func parsed(_ chunks: [Data], limit: Int, again: Bool = false) -> EventStreamModel {
         var outcome = EventStreamModel()
         var parser = ServerSentEventParser(maximumEventSize: limit)
+        if again {
+            do {
+                for chunk in chunks {
+                    try parser.append(chunk) { _ in }
+                }
+            } catch {
+                fatalError("ServerSentEventParser threw \(String(reflecting: error)) the first time, not the second")
+            }
+            parser.finish()
+        }
         do {
             for chunk in chunks {
                 try parser.append(chunk) { outcome.events.append($0) }

@@ -7,7 +7,7 @@ import KiloCore
 /// Format (missing bytes read as zero):
 ///
 /// - 1 byte: the limit on a line or event. `byte & 3`: 0 gives 1 MiB (the parsers' default),
-///   1 gives 1–64 bytes, 2 gives 65–128, 3 gives 1–4,096 in steps of 64 (`byte >> 2` picks the
+///   1 gives 1–64 bytes, 2 gives 65–128, 3 gives 1–4,033 in steps of 64 (`byte >> 2` picks the
 ///   value).
 /// - 1 byte: `k`, the number of chunk sizes, modulo 9.
 /// - `k` bytes: chunk sizes, used in turn until the body runs out; a 0 is an empty chunk. With no
