@@ -42,16 +42,8 @@ struct EventDecoderModel: Equatable {
             undecodableEvents: skipsUndecodable ? .skip : .fail,
             maximumEventSize: limit
         )
-        do {
-            for chunk in chunks {
-                try decoder.append(chunk) { outcome.values.append($0) }
-            }
-        } catch let error as StreamElementError {
-            outcome.error = error
-            return outcome
-        } catch {
-            fatalError("ServerSentEventDecoder threw \(String(reflecting: error)), not a StreamElementError")
-        }
+        outcome.error = chunks.feed("ServerSentEventDecoder") { try decoder.append($0) { outcome.values.append($0) } }
+        guard outcome.error == nil else { return outcome }
         outcome.isTerminated = decoder.isTerminated
         outcome.dropsSomething = decoder.finish()
         return outcome

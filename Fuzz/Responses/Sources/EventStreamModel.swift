@@ -112,25 +112,13 @@ struct EventStreamModel: Equatable {
         var outcome = EventStreamModel()
         var parser = ServerSentEventParser(maximumEventSize: limit)
         if again {
-            do {
-                for chunk in chunks {
-                    try parser.append(chunk) { _ in }
-                }
-            } catch {
-                fatalError("ServerSentEventParser threw \(String(reflecting: error)) the first time, not the second")
+            if let error = chunks.feed("ServerSentEventParser", { try parser.append($0) { _ in } }) {
+                fatalError("ServerSentEventParser threw \(error) the first time, not the second")
             }
             parser.finish()
         }
-        do {
-            for chunk in chunks {
-                try parser.append(chunk) { outcome.events.append($0) }
-            }
-        } catch let error as StreamElementError {
-            outcome.error = error
-            return outcome
-        } catch {
-            fatalError("ServerSentEventParser threw \(String(reflecting: error)), not a StreamElementError")
-        }
+        outcome.error = chunks.feed("ServerSentEventParser") { try parser.append($0) { outcome.events.append($0) } }
+        guard outcome.error == nil else { return outcome }
         outcome.lastEventID = parser.lastEventID
         outcome.reconnectionTime = parser.reconnectionTime
         outcome.dropsSomething = parser.finish()

@@ -24,18 +24,12 @@ struct TextLinesModel: Equatable {
     static func parsed(_ chunks: [Data], limit: Int) -> TextLinesModel {
         var outcome = TextLinesModel()
         var parser = LineParser(maximumLineLength: limit)
-        do {
-            for chunk in chunks {
-                try parser.append(chunk) { outcome.lines.append($0) }
-            }
-            try parser.finish { outcome.lines.append($0) }
-        } catch let error as StreamElementError {
-            outcome.error = error
-            return outcome
-        } catch {
-            fatalError("LineParser threw \(String(reflecting: error)), not a StreamElementError")
-        }
-        outcome.lineCount = parser.lineCount
+        outcome.error = chunks.feed(
+            "LineParser",
+            { try parser.append($0) { outcome.lines.append($0) } },
+            finish: { try parser.finish { outcome.lines.append($0) } }
+        )
+        outcome.lineCount = outcome.error == nil ? parser.lineCount : 0
         return outcome
     }
 
@@ -96,16 +90,11 @@ struct JSONLinesModel: Equatable {
     static func parsed(_ chunks: [Data], limit: Int) -> JSONLinesModel {
         var outcome = JSONLinesModel()
         var parser = JSONLinesParser(JSONValue.self, maximumLineLength: limit)
-        do {
-            for chunk in chunks {
-                try parser.append(chunk) { outcome.values.append($0) }
-            }
-            try parser.finish { outcome.values.append($0) }
-        } catch let error as StreamElementError {
-            outcome.error = error
-        } catch {
-            fatalError("JSONLinesParser threw \(String(reflecting: error)), not a StreamElementError")
-        }
+        outcome.error = chunks.feed(
+            "JSONLinesParser",
+            { try parser.append($0) { outcome.values.append($0) } },
+            finish: { try parser.finish { outcome.values.append($0) } }
+        )
         return outcome
     }
 }

@@ -107,3 +107,27 @@ struct Lines {
         return nil
     }
 }
+
+extension Array where Element == Data {
+    /// Feeds each chunk to `append`, then calls `finish`, as a caller of a streaming parser does.
+    ///
+    /// - Returns: The `StreamElementError` that stopped the parser, or `nil`; any other error
+    ///   fails the run, since the parsers throw no other.
+    func feed(
+        _ parser: String,
+        _ append: (Data) throws -> Void,
+        finish: () throws -> Void = {}
+    ) -> StreamElementError? {
+        do {
+            for chunk in self {
+                try append(chunk)
+            }
+            try finish()
+            return nil
+        } catch let error as StreamElementError {
+            return error
+        } catch {
+            fatalError("\(parser) threw \(String(reflecting: error)), not a StreamElementError")
+        }
+    }
+}
