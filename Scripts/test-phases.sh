@@ -15,8 +15,8 @@
 # Tests are counted from the lines `swift test` prints for each of them: Swift Testing's
 # `✔ Test … passed`, `✘ Test … failed` and `➜ Test … skipped` (a parameterized test counts once,
 # as in Swift Testing's own `Test run with N tests`), and XCTest's `Test Case '…' passed|failed|
-# skipped`; Swift Testing's closing `Test run with N tests` makes up for lines that never reached
-# the log. A phase that exits non-zero with no failed test counted (a build error, a crash, a
+# skipped`; Swift Testing's closing `Test run with N tests` sets its count of passed tests (N less
+# those failed and skipped), since lines can be lost on the way, or run into each other. A phase that exits non-zero with no failed test counted (a build error, a crash, a
 # run cut short) counts one failed test of its own.
 #
 # A phase that runs longer than $KILO_TEST_PHASE_TIMEOUT seconds (2400 by default; 0 for no limit)
@@ -37,8 +37,9 @@ KILO_PHASE_COUNT=0
 _kilo_count_tests() {
     LC_ALL=C awk '
         # Swift Testing: one line per test when it ends. "Test run with N tests" closes the run;
-        # N, skipped tests included, stands for lines lost on the way (seen under CI, whose
-        # output goes through tee: whole suites missing), the lost ones counted as passed.
+        # N, skipped tests included, is the count: lines are lost on the way (seen under CI,
+        # whose output goes through tee: whole suites missing) or run into each other (a test
+        # counted twice), and the lines make up only the failed and skipped.
         / Test run with [0-9]+ tests? .*(passed|failed) after / {
             closed = 1
             for (i = 1; i < NF; i++) if ($i == "with") { total += $(i + 1); break }
@@ -53,7 +54,7 @@ _kilo_count_tests() {
         /^Test Case .* failed \(/ { xcFailed++; next }
         /^Test Case .* skipped \(/ { xcSkipped++; next }
         END {
-            if (total > passed + failed + skipped) passed = total - failed - skipped
+            if (closed && total >= failed + skipped) passed = total - failed - skipped
             printf "%d %d %d %d\n", passed + xcPassed, failed + xcFailed, skipped + xcSkipped, closed
         }
     ' "$1"
