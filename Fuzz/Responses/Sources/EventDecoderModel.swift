@@ -14,8 +14,8 @@ struct EventDecoderModel: Equatable {
 
     init() {}
 
-    init(_ body: [UInt8], limit: Int, terminator: String?, skipsUndecodable: Bool) {
-        let stream = EventStreamModel(body, limit: limit)
+    /// The outcome for a body whose events are `stream`'s.
+    init(_ stream: EventStreamModel, terminator: String?, skipsUndecodable: Bool) {
         for (event, line) in zip(stream.events, stream.eventLines) {
             if event.data == terminator {
                 isTerminated = true

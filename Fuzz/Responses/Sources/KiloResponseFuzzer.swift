@@ -26,7 +26,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let skips = input.limit % 2 == 0
     check(
         "ServerSentEventDecoder",
-        EventDecoderModel(input.body, limit: input.limit, terminator: terminator, skipsUndecodable: skips),
+        EventDecoderModel(events, terminator: terminator, skipsUndecodable: skips),
         cuts,
         input
     ) {
