@@ -68,3 +68,56 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(28))
     }
 }
+
+/// A deadline or a cancellation returns at once, even when the work it cancels does not end:
+/// a platform stuck in a transfer holds only its own task.
+@Suite struct DeadlineOverStuckWorkTests {
+    /// Work that ignores cancellation and ends only when `release` is called.
+    private final class StuckWork: Sendable {
+        private let state = Locked<(released: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+        func run() async {
+            await withCheckedContinuation { continuation in
+                let released = state.withLock { state in
+                    if !state.released {
+                        state.waiter = continuation
+                    }
+                    return state.released
+                }
+                if released {
+                    continuation.resume()
+                }
+            }
+        }
+
+        func release() {
+            let waiter = state.withLock { state in
+                state.released = true
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+    }
+
+    @Test func theDeadlineReturnsWhileTheWorkIgnoresCancellation() async throws {
+        let work = StuckWork()
+        defer { work.release() }
+        let started = ContinuousClock.now
+        await #expect(throws: LimitError.deadlineExceeded(after: 0.5)) {
+            try await Deadline.run(0.5) { await work.run() }
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test func cancellingTheCallerReturnsWhileTheWorkIgnoresIt() async throws {
+        let work = StuckWork()
+        defer { work.release() }
+        let caller = Task {
+            try await Deadline.run(600) { await work.run() }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        caller.cancel()
+        await #expect(throws: URLError(.cancelled)) { try await caller.value }
+    }
+}

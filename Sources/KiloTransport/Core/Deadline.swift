@@ -11,67 +11,105 @@ package enum Deadline {
     /// deadline that is not reached costs a lock and a dictionary entry, and holds nothing once
     /// the operation ends, however long the deadline.
     ///
+    /// The caller returns as soon as the deadline passes or it is cancelled, without waiting for
+    /// the operation to end: a platform stuck in a transfer that ignores cancellation (Linux's
+    /// URLSession reading a redirect's endless body) holds only its own task, which is
+    /// cancelled and let go.
+    ///
     /// - Throws: ``LimitError/deadlineExceeded(after:)`` when the deadline passed before the
-    ///   operation ended; `URLError(.cancelled)` for a `CancellationError`; otherwise what
-    ///   `operation` throws.
+    ///   operation ended; `URLError(.cancelled)` when the caller is cancelled first, or for a
+    ///   `CancellationError`; otherwise what `operation` throws.
     package static func run<T: Sendable>(
         _ seconds: TimeInterval?,
         _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         guard let seconds else { return try await operation() }
         let end = DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds(seconds)))
-        let work = start(operation)
-        let hasExpired = Locked(false)
+        let outcome = Outcome<T>()
+        let work = start(operation, reportingTo: outcome)
         let entry = Timer.shared.add(at: end) {
-            hasExpired.withLock { $0 = true }
+            outcome.settle(.failure(LimitError.deadlineExceeded(after: seconds)))
             work.cancel()
         }
-        let result: Result<T, any Error>
-        do {
-            result = .success(
-                try await withTaskCancellationHandler {
-                    try await work.value
-                } onCancel: {
-                    work.cancel()
-                }
-            )
-        } catch {
-            result = .failure(error)
-        }
-        Timer.shared.remove(entry)
-        if hasExpired.withLock({ $0 }) {
-            throw LimitError.deadlineExceeded(after: seconds)
-        }
-        do {
-            return try result.get()
-        } catch is CancellationError {
-            throw URLError(.cancelled)
+        defer { Timer.shared.remove(entry) }
+        return try await withTaskCancellationHandler {
+            try await outcome.value()
+        } onCancel: {
+            outcome.settle(.failure(URLError(.cancelled)))
+            work.cancel()
         }
     }
 
-    /// A task running `operation`, begun in the caller's thread where the toolchain and the
-    /// platform can: the operation then runs up to its first suspension with no hand-off to
-    /// another thread. For a caller already cancelled, the task is cancelled before the operation
-    /// begins, so that a transport sends nothing.
+    /// A task running `operation` that settles `outcome` with its end, begun in the caller's
+    /// thread where the toolchain and the platform can: the operation then runs up to its first
+    /// suspension with no hand-off to another thread. For a caller already cancelled, the task
+    /// is cancelled before the operation begins, so that a transport sends nothing.
     private static func start<T: Sendable>(
-        _ operation: @escaping @Sendable () async throws -> T
-    ) -> Task<T, any Error> {
+        _ operation: @escaping @Sendable () async throws -> T,
+        reportingTo outcome: Outcome<T>
+    ) -> Task<Void, Never> {
         let cancelled = Task.isCancelled
+        let run: @Sendable () async -> Void = {
+            do {
+                outcome.settle(.success(try await operation()))
+            } catch is CancellationError {
+                outcome.settle(.failure(URLError(.cancelled)))
+            } catch {
+                outcome.settle(.failure(error))
+            }
+        }
         #if compiler(>=6.2)
             if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
                 return Task.immediate {
                     if cancelled {
                         withUnsafeCurrentTask { $0?.cancel() }
                     }
-                    return try await operation()
+                    await run()
                 }
             }
         #endif
-        let work = Task { try await operation() }
+        let work = Task { await run() }
         if cancelled {
             work.cancel()
         }
         return work
+    }
+
+    /// The first end of a deadline's race, whichever comes first: the operation's own, the
+    /// deadline's or the caller's cancellation; and the caller waiting for it.
+    private final class Outcome<T: Sendable>: Sendable {
+        private struct State {
+            var result: Result<T, any Error>?
+            var waiter: UnsafeContinuation<T, any Error>?
+        }
+
+        private let state = Locked(State())
+
+        /// Ends the race with `result`, unless it has ended already.
+        func settle(_ result: Result<T, any Error>) {
+            let waiter: UnsafeContinuation<T, any Error>? = state.withLock { state in
+                guard state.result == nil else { return nil }
+                state.result = result
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(with: result)
+        }
+
+        /// The race's result, once it has one.
+        func value() async throws -> T {
+            try await withUnsafeThrowingContinuation { waiter in
+                let result: Result<T, any Error>? = state.withLock { state in
+                    if state.result == nil {
+                        state.waiter = waiter
+                    }
+                    return state.result
+                }
+                if let result {
+                    waiter.resume(with: result)
+                }
+            }
+        }
     }
 
     /// `seconds` in nanoseconds, within what a sleep can count.

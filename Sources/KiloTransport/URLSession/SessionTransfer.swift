@@ -93,11 +93,14 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
     }
 
-    /// Cancels the request: its task now, or as soon as it has one.
+    /// Cancels the request: its task now, or as soon as it has one. A caller still waiting for
+    /// the response gets `URLError(.cancelled)` at once, without waiting for the task to report
+    /// its end, which a platform busy with the transfer may never do (see Docs/Linux.md).
     func cancel() {
         if let task = lock.withLock({ state.cancel() }) {
             Self.cancelAsynchronously(task)
         }
+        failWaitingCaller(URLError(.cancelled))
     }
 
     /// Ends the request with `error` when no task of its own will report it.
