@@ -32,6 +32,16 @@ extension WebServiceProxy {
         /// 1 MiB by default. Past it the stream fails with `StreamElementError`, before the
         /// element is kept; `nil` lets an element grow without bound.
         public var maximumElementSize: Int?
+        /// The most bytes of a response that may wait for a reader slower than the server:
+        /// 64 MiB by default (`ResponseBody.defaultMaximumUnreadSize`). Past it the request or
+        /// stream fails with `LimitError`.
+        ///
+        /// Only URLSession on Linux, which cannot slow a server down, ever keeps so much: it
+        /// holds the first MiB in memory and the rest in unnamed temporary files, which give
+        /// their space back as the reader catches up, so a stream uses at most this much disk
+        /// (and 4 MiB more) whatever the server sends. Elsewhere the transfer pauses while 1 MiB
+        /// waits. `nil` lets a slow reader fall behind without bound, on disk.
+        public var maximumUnreadSize: Int?
 
         /// Creates limits, by default the protective ones.
         ///
@@ -40,16 +50,19 @@ extension WebServiceProxy {
         ///   - maximumDownloadSize: The most bytes a download writes, or `nil`.
         ///   - deadline: The most seconds a request takes, or `nil`.
         ///   - maximumElementSize: The most bytes of one element of a streamed response, or `nil`.
+        ///   - maximumUnreadSize: The most bytes that wait for a slow reader, or `nil`.
         public init(
             maximumBodySize: Int? = 32 << 20,
             maximumDownloadSize: Int64? = nil,
             deadline: TimeInterval? = 600,
-            maximumElementSize: Int? = 1 << 20
+            maximumElementSize: Int? = 1 << 20,
+            maximumUnreadSize: Int? = ResponseBody.defaultMaximumUnreadSize
         ) {
             self.maximumBodySize = maximumBodySize
             self.maximumDownloadSize = maximumDownloadSize
             self.deadline = deadline
             self.maximumElementSize = maximumElementSize
+            self.maximumUnreadSize = maximumUnreadSize
         }
     }
 

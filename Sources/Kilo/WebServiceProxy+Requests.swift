@@ -19,6 +19,8 @@ extension WebServiceProxy {
     struct PreparedRequest: Sendable {
         var request: TransportRequest
         var streamedBody: StreamedMultipart?
+        /// The most bytes of the response that may wait for its reader (``Limits/maximumUnreadSize``).
+        var maximumUnreadSize: Int?
     }
 
     /// A multipart body to stream from a temporary file.
@@ -98,7 +100,11 @@ extension WebServiceProxy {
             deadline: settings.limits.deadline
         )
         try request.validate()
-        return PreparedRequest(request: request, streamedBody: streamedBody)
+        return PreparedRequest(
+            request: request,
+            streamedBody: streamedBody,
+            maximumUnreadSize: settings.limits.maximumUnreadSize
+        )
     }
 
     private func appendingQuery(_ arguments: [String: Argument], to url: URL, path: String) throws -> URL {

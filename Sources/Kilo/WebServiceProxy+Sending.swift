@@ -72,8 +72,9 @@ extension WebServiceProxy {
         read: (TransportRequest, StreamedResponse) async throws -> T
     ) async throws -> T {
         var request = prepared.request
+        let unread = prepared.maximumUnreadSize
         guard let streamed = prepared.streamedBody else {
-            return try await read(request, stream(request, with: transport, collectsBody: collectsBody))
+            return try await read(request, stream(request, with: transport, collectsBody: collectsBody, unread: unread))
         }
         let file = try await writeTemporaryBody(streamed)
         defer { removeTemporaryFile(file) }
@@ -81,18 +82,22 @@ extension WebServiceProxy {
         // Writing takes its time: a URL session invalidated meanwhile would trap on the task.
         guard !transport.sendsWithInvalidatedSession else { throw URLError.sessionInvalidated }
         request.body = .file(file)
-        return try await read(request, stream(request, with: transport, collectsBody: collectsBody))
+        return try await read(request, stream(request, with: transport, collectsBody: collectsBody, unread: unread))
     }
 
-    /// Sends `request` and returns its response as soon as its head arrives.
+    /// Sends `request` and returns its response as soon as its head arrives, with at most
+    /// `unread` bytes of its body to wait for the reader.
     private static func stream(
         _ request: TransportRequest,
         with transport: any Transport,
-        collectsBody: Bool
+        collectsBody: Bool,
+        unread: Int?
     ) async throws -> StreamedResponse {
-        try await TransportRequest.$collectsBody.withValue(collectsBody) {
+        let response = try await TransportRequest.$collectsBody.withValue(collectsBody) {
             try await transport.stream(request)
         }
+        response.body.buffer.limitUnread(to: unread)
+        return response
     }
 
     /// Starts a callback-style request: a thin layer over the async path. It builds the request

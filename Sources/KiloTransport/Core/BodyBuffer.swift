@@ -8,7 +8,8 @@ import Foundation
 /// ``Policy/pauseAbove`` bytes wait, the buffer asks the producer to pause, and to resume once
 /// the reader has taken them. For a producer that cannot pause (Linux's URLSession), what comes
 /// past that mark waits in a ``SpillFile`` on disk, read back in order, so memory stays bounded
-/// whatever the reader's speed; only if the file cannot be written does the body fail.
+/// whatever the reader's speed; what waits there is bounded too (see ``limitUnread(to:)``), and
+/// a file that cannot be written fails the body at once.
 ///
 /// Cancelling (the reader stops, a deadline passes) fails the buffer and tells the producer to
 /// stop its transfer. So does passing a limit set with ``limit(to:failingWith:)``, counted as the
@@ -56,7 +57,7 @@ package final class BodyBuffer: Sendable {
         }
     }
 
-    private struct State: @unchecked Sendable {
+    struct State: @unchecked Sendable {
         // `@unchecked Sendable`: `spill`, a class, is only used under the buffer's lock.
         var chunks: [Data] = []
         var first = 0
@@ -74,6 +75,12 @@ package final class BodyBuffer: Sendable {
         var spill: SpillFile?
         /// The bytes the producer has appended so far, read or not.
         var received = 0
+        /// The most bytes that may wait unread, in memory and on disk, for a producer that
+        /// cannot pause; see ``BodyBuffer/limitUnread(to:)``.
+        var maximumUnread: Int? = ResponseBody.defaultMaximumUnreadSize
+
+        /// The bytes that wait unread, in memory and on disk.
+        var unread: Int { waitingBytes + (spill?.count ?? 0) }
         /// The most bytes the producer may append, and the error that ends the body past them
         /// (`nil`: the body ends after them); see ``BodyBuffer/limit(to:failingWith:)``.
         var limit: (bytes: Int, error: (any Error)?)?
@@ -123,8 +130,8 @@ package final class BodyBuffer: Sendable {
         }
     }
 
-    private let state: Locked<State>
-    private let policy: Policy
+    let state: Locked<State>
+    let policy: Policy
 
     /// Creates an empty buffer.
     package init(policy: Policy = .pausing) {
@@ -187,9 +194,12 @@ package final class BodyBuffer: Sendable {
                 state.reader = nil
                 return .deliver(reader, chunk)
             }
+            if !policy.canPause, let maximum = state.maximumUnread, state.unread + chunk.count > maximum {
+                return .fail(LimitError.unreadTooLarge(limit: maximum))
+            }
             if !policy.canPause, state.spill != nil || state.waitingBytes + chunk.count > policy.pauseAbove {
                 do {
-                    let spill = try state.spill ?? SpillFile()
+                    let spill = state.spill ?? SpillFile()
                     try spill.append(chunk)
                     state.spill = spill
                 } catch {
@@ -216,32 +226,6 @@ package final class BodyBuffer: Sendable {
             return
         }
         if isLast {
-            finish()
-            producer?.cancel()
-        }
-    }
-
-    /// Ends the body once the producer has appended `bytes`, read or not, and stops the producer:
-    /// with `error`, a chunk that passes the limit fails the body at once, dropping what waits;
-    /// with `nil`, the body ends after its first `bytes`. Bytes appended before the call count.
-    ///
-    /// A reader that stops at a limit thus stops the transfer as soon as the producer passes it,
-    /// not once it has caught up: Linux's URLSession, which cannot pause, decodes a compressed
-    /// "bomb" far faster than anyone reads it, and would otherwise fill the spill file.
-    ///
-    /// - Parameters:
-    ///   - bytes: The most bytes the body may have.
-    ///   - error: The error that ends a larger body, or `nil` to cut it short.
-    package func limit(to bytes: Int, failingWith error: (any Error)?) {
-        let passed: Producer?? = state.withLock { state in
-            state.limit = (bytes, error)
-            guard state.end == nil, state.received > bytes else { return .none }
-            return .some(state.producer)
-        }
-        guard case .some(let producer) = passed else { return }
-        if let error {
-            cancel(with: error)
-        } else {
             finish()
             producer?.cancel()
         }
@@ -287,27 +271,6 @@ package final class BodyBuffer: Sendable {
         }
         finish(throwing: error)
         producer?.cancel()
-    }
-
-    /// Fails the body with ``LimitError/deadlineExceeded(after:)`` once `seconds` have passed,
-    /// unless the reader has had all of it by then; `nil` sets no deadline.
-    package func expire(after seconds: TimeInterval?) {
-        guard let seconds else { return }
-        let timer = Task { [weak self] in
-            do {
-                try await Task.sleep(nanoseconds: Deadline.nanoseconds(seconds))
-            } catch {
-                return  // cancelled: the body ended first
-            }
-            self?.cancel(with: LimitError.deadlineExceeded(after: seconds))
-        }
-        let ended = state.withLock { state in
-            state.deadline = timer
-            return state.isSettled
-        }
-        if ended {
-            timer.cancel()
-        }
     }
 
     /// Whether the body has ended, with its last chunk taken or not.

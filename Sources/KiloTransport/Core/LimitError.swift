@@ -9,6 +9,7 @@ public struct LimitError: Error, Sendable, Hashable {
         case bodyTooLarge
         case fileTooLarge
         case deadlineExceeded
+        case unreadTooLarge
     }
 
     private let code: Code
@@ -35,12 +36,20 @@ public struct LimitError: Error, Sendable, Hashable {
         LimitError(.deadlineExceeded, limit: seconds)
     }
 
+    /// More than `limit` bytes of a streamed response waited for a reader slower than the server
+    /// (`maximumUnreadSize`): a transport that cannot slow the server down keeps them, on disk
+    /// past the first MiB, only up to this bound.
+    public static func unreadTooLarge(limit: Int) -> LimitError {
+        LimitError(.unreadTooLarge, limit: Double(limit))
+    }
+
     /// The name of the setting that holds the limit, such as `maximumBodySize`.
     public var name: String {
         switch code {
         case .bodyTooLarge: "maximumBodySize"
         case .fileTooLarge: "maximumDownloadSize"
         case .deadlineExceeded: "deadline"
+        case .unreadTooLarge: "maximumUnreadSize"
         }
     }
 }
@@ -56,6 +65,8 @@ extension LimitError: LocalizedError {
             return "The downloaded file is larger than the limit of \(bytes) bytes (maximumDownloadSize)."
         case .deadlineExceeded:
             return "The request took longer than its deadline of \(limit) seconds."
+        case .unreadTooLarge:
+            return "More than \(bytes) bytes of the response waited for a reader slower than the server (maximumUnreadSize)."
         }
     }
 }

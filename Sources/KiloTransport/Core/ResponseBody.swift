@@ -4,8 +4,8 @@ import Foundation
 ///
 /// Transports deliver every body this way, decoded (after any `Content-Encoding`), in bounded
 /// memory: a reader slower than the network pauses the transfer, or, where the platform cannot
-/// pause one (URLSession on Linux), leaves what it has not read past 1 MiB in a temporary file
-/// (see Docs/Transports.md).
+/// pause one (URLSession on Linux), leaves what it has not read past 1 MiB in temporary files, up
+/// to ``defaultMaximumUnreadSize`` or the limit a proxy sets (see Docs/Transports.md).
 ///
 /// Stopping early (a `break`, or dropping the body) and cancelling the reading task cancel the
 /// request and release its connection.
@@ -35,6 +35,13 @@ public struct ResponseBody: AsyncSequence, Sendable {
     }
 
     let reader: Reader
+
+    /// The most bytes of a body that wait for a reader slower than the server unless a limit is
+    /// set (`WebServiceProxy.Limits.maximumUnreadSize`): 64 MiB. Only a transport that cannot
+    /// slow the server down (URLSession on Linux) keeps such bytes, on disk past the first MiB;
+    /// a reader 64 MiB behind a stream is not catching up, and a hostile server can fill no more
+    /// than this of the disk.
+    public static let defaultMaximumUnreadSize = 64 << 20
 
     /// The buffer the body is read from.
     package var buffer: BodyBuffer { reader.buffer }
