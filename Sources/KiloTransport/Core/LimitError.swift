@@ -66,7 +66,8 @@ extension LimitError: LocalizedError {
         case .deadlineExceeded:
             return "The request took longer than its deadline of \(limit) seconds."
         case .unreadTooLarge:
-            return "More than \(bytes) bytes of the response waited for a reader slower than the server (maximumUnreadSize)."
+            return
+                "More than \(bytes) bytes of the response waited for a reader slower than the server (maximumUnreadSize)."
         }
     }
 }
