@@ -3,11 +3,11 @@ import Foundation
 /// Kilo's spill files, the unnamed temporary files where a body waits for a slow reader on Linux,
 /// seen through this process's open file descriptors.
 enum SpillFiles {
-    /// The size of the largest one open now, or 0.
-    static func largest() -> Int {
+    /// The bytes all of them take on disk now, as the file system counts them, or 0.
+    static func bytesOnDisk() -> Int {
         let directory = "/proc/self/fd"
         guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
-        var largest = 0
+        var total = 0
         for descriptor in descriptors {
             let path = directory + "/" + descriptor
             guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path),
@@ -15,9 +15,9 @@ enum SpillFiles {
             else { continue }
             var status = stat()
             if stat(path, &status) == 0 {
-                largest = max(largest, Int(status.st_size))
+                total += Int(status.st_blocks) * 512
             }
         }
-        return largest
+        return total
     }
 }
