@@ -3,6 +3,13 @@ import Foundation
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 
+    // Linux: the cookies a request carries are chosen by host alone.
+    //
+    // Behaviour handled (swift-corelibs-foundation, Swift 6.3.1): `HTTPCookieStorage.cookies(for:)`
+    // matches a cookie's domain only: a `Secure` cookie went over plain HTTP, a cookie for
+    // `/admin` went to `/public`, and one a `Max-Age` had expired went on being sent.
+    // Tests: HTTPCookieSendingTests, URLSessionTransport+CookieTests, SecureCookieTests.
+    // Remove when corelibs chooses cookies as RFC 6265 §5.4 says.
     extension HTTPCookie {
         /// The cookies among `cookies` that a request for `url` carries at `date`, by RFC 6265
         /// §5.4, in the order it gives: longer paths first, then the earlier created first.

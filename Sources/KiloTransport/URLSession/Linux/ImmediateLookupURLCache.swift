@@ -3,6 +3,14 @@ import Foundation
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 
+    // Linux: a data task cancelled during its cache lookup can crash the process.
+    //
+    // Behaviour handled (swift-corelibs-foundation, Swift 6.3.1): the lookup made when a task is
+    // resumed is answered on a background queue, and a cancellation that comes before the answer
+    // races the start it releases ("Trying to access a behaviour for a task that in not in the
+    // registry").
+    // Tests: URLSessionTransport+CancellationTests (cancelling at once, many times over).
+    // Remove when corelibs answers a task's lookup before `resume()` returns, or tolerates the race.
     /// A URL cache that keeps its responses in another cache and answers a data task's lookup at
     /// once, on the calling thread: the cache of a session that ``URLSessionTransport`` owns on
     /// Linux.

@@ -3,6 +3,14 @@ import Foundation
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 
+    // Linux: the cookies a request and its redirects carry.
+    //
+    // Behaviour handled (swift-corelibs-foundation, Swift 6.3.1): cookies chosen by host alone,
+    // set once when a task is made; a caller's own `Cookie` field replaced by stored cookies; a
+    // redirect a delegate decides goes without the cookies its own response set.
+    // Tests: URLSessionTransport+CookieTests, URLSessionTransport+CookieDefenceTests,
+    // SecureCookieTests.
+    // Remove when corelibs chooses cookies as RFC 6265 says, on every request and redirect.
     extension URLRequest {
         /// This request with the `Cookie` field that `storage`'s cookies give its URL now, chosen
         /// as RFC 6265 §5.4 says (see `HTTPCookie.cookies(_:sentTo:at:)`), within the limits of
