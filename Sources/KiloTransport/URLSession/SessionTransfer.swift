@@ -28,11 +28,9 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
     private var response: UnsafeContinuation<StreamedResponse, any Error>?
     /// The `URLRequest` the current task sends; a redirect followed on a new task replaces it.
     var currentRequest: URLRequest
-    #if canImport(FoundationNetworking)
-        /// A response that carries an authentication challenge, and its body, held back until
-        /// the challenge is answered (see `SessionTransfer+Challenges.swift`).
-        var challenged: (response: HTTPURLResponse, body: Data)?
-    #endif
+    /// A response that carries an authentication challenge, and its body, held back until the
+    /// challenge is answered, where the platform reports it first (see ``TransferPlatform``).
+    var challenged: (response: HTTPURLResponse, body: Data)?
 
     init(_ request: TransportRequest, sending urlRequest: URLRequest, with transport: URLSessionTransport) {
         self.request = request
@@ -129,11 +127,7 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         completionHandler(.allow)
-        #if canImport(FoundationNetworking)
-            if holdsForChallenge(response, of: dataTask) {
-                return
-            }
-        #endif
+        guard !transferPlatform.holds(response, of: dataTask, in: self) else { return }
         guard lock.withLock({ state.receiveResponse(of: dataTask) }) else { return }
         guard !fileBodyChanged() else {
             failForChangedFile(dataTask)
@@ -147,20 +141,12 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
             Self.cancelAsynchronously(dataTask)
             return
         }
-        #if canImport(FoundationNetworking)
-            if storesCookies(of: head, thenDeliver: true) {
-                return
-            }
-        #endif
+        guard !transferPlatform.deliversAfterStoringCookies(of: head, in: self) else { return }
         deliver(head)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        #if canImport(FoundationNetworking)
-            if keepsChallengedBody(data, of: dataTask) {
-                return
-            }
-        #endif
+        guard !transferPlatform.keeps(data, of: dataTask, in: self) else { return }
         guard lock.withLock({ state.acceptsBody(of: dataTask) }) else { return }
         body.append(data)
     }
@@ -182,11 +168,9 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
         guard let (phase, isCancelled) = outcome else { return }
         var error = error.map { ($0 as? URLError)?.normalized() ?? $0 }
-        #if canImport(FoundationNetworking)
-            if !isCancelled, let changed = bodyFileChange(of: task) {
-                error = changed
-            }
-        #endif
+        if !isCancelled {
+            error = transferPlatform.error(error, endingUncancelled: task, in: self)
+        }
         switch phase {
         case .receivingBody:
             body.finish(throwing: error)
@@ -198,11 +182,7 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
                 }
                 body.append(data)
                 body.finish()
-                #if canImport(FoundationNetworking)
-                    if storesCookies(of: response, thenDeliver: true) {
-                        return
-                    }
-                #endif
+                guard !transferPlatform.deliversAfterStoringCookies(of: response, in: self) else { return }
                 deliver(response)
             } else {
                 failWaitingCaller(error ?? URLError(.badServerResponse))
@@ -213,20 +193,16 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     /// The response to deliver, with its body, for a task that completed before its response
-    /// was delivered: the task's own, or on Linux one whose challenge went unanswered; `nil`
-    /// when the request failed.
+    /// was delivered: one held back for a challenge, or the task's own; `nil` when the request
+    /// failed.
     private func endingResponse(
         of task: URLSessionTask,
         error: (any Error)?,
         isCancelled: Bool
     ) -> (HTTPURLResponse, Data)? {
-        #if canImport(FoundationNetworking)
-            if let challenged = lock.withLock({ challenged }),
-                error == nil || (!isCancelled && (error as? URLError)?.code == .cancelled)
-            {
-                return challenged
-            }
-        #endif
+        if let held = transferPlatform.heldResponse(of: task, endingWith: error, isCancelled: isCancelled, in: self) {
+            return held
+        }
         guard error == nil, let response = task.response as? HTTPURLResponse else { return nil }
         return (response, Data())
     }
@@ -255,8 +231,7 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     /// Follows a redirect with the credentials it may carry (see
     /// `URLRequest.following(_:from:)`), asking your session's delegate
-    /// first, if it has one, as it would be asked without Kilo. On Linux more is needed; see
-    /// `SessionTransfer+Redirects.swift`.
+    /// first, if it has one, as it would be asked without Kilo; see ``TransferPlatform``.
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
@@ -266,87 +241,43 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
     ) {
         let previous = task.currentRequest ?? lock.withLock { currentRequest }
         let redirected = request.following(response, from: previous)
-        #if canImport(FoundationNetworking)
-            followOnLinux(redirected, of: task, after: response, in: session, completionHandler: completionHandler)
-        #else
-            guard let redirected else {
-                completionHandler(nil)  // not followed: the redirect's response is the answer
-                return
-            }
-            guard let yours = callersDelegate else {
-                completionHandler(redirected)
-                return
-            }
-            #if canImport(Darwin)
-                // An optional requirement there: a delegate without it follows the redirect.
-                yours.urlSession?(
-                    session,
-                    task: task,
-                    willPerformHTTPRedirection: response,
-                    newRequest: redirected,
-                    completionHandler: completionHandler
-                ) ?? completionHandler(redirected)
-            #else  // this branch as Scripts/check-apple-branches.sh builds it on Linux
-                yours.urlSession(
-                    session,
-                    task: task,
-                    willPerformHTTPRedirection: response,
-                    newRequest: redirected,
-                    completionHandler: completionHandler
-                )
-            #endif
-        #endif
+        transferPlatform.follow(
+            redirected,
+            of: task,
+            after: response,
+            in: session,
+            for: self,
+            completionHandler: completionHandler
+        )
     }
 
     /// Answers an authentication challenge: your session's delegate decides, if it has one, as
-    /// without Kilo. On Linux a challenge no one can answer is declined instead; see
-    /// `SessionTransfer+Challenges.swift`.
+    /// without Kilo; see ``TransferPlatform``.
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        #if canImport(FoundationNetworking)
-            answerOnLinux(challenge, of: task, in: session, completionHandler: completionHandler)
-        #else
-            guard let yours = callersDelegate else {
-                completionHandler(.performDefaultHandling, nil)
-                return
-            }
-            #if canImport(Darwin)
-                // An optional requirement there: a delegate without it leaves the default handling.
-                yours.urlSession?(session, task: task, didReceive: challenge, completionHandler: completionHandler)
-                    ?? completionHandler(.performDefaultHandling, nil)
-            #else  // this branch as Scripts/check-apple-branches.sh builds it on Linux
-                yours.urlSession(session, task: task, didReceive: challenge, completionHandler: completionHandler)
-            #endif
-        #endif
+        transferPlatform.answer(challenge, of: task, in: session, for: self, completionHandler: completionHandler)
     }
 
-    /// Kilo gives no stream: its bodies are data or files. On Linux, where a file goes as a
-    /// stream, the session asks for one only to send a body again; see
-    /// `SessionTransfer+Resend.swift`.
+    /// Kilo gives no stream: its bodies are data or files; see ``TransferPlatform``.
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
         needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
     ) {
         completionHandler(nil)
-        #if canImport(FoundationNetworking)
-            resendOnLinux(replacing: task)
-        #endif
+        transferPlatform.didRefuseNewBodyStream(for: task, in: self)
     }
 
     /// The task delegate of your session, which the transfer asks about redirects and
     /// challenges, or `nil` when it has none, or when the session is the transport's own.
     var callersDelegate: (any URLSessionTaskDelegate)? {
-        guard let delegate = transport.session.delegate as? any URLSessionTaskDelegate else { return nil }
-        #if canImport(FoundationNetworking)
-            if delegate is SessionRouter {
-                return nil
-            }
-        #endif
+        guard let delegate = transport.session.delegate as? any URLSessionTaskDelegate,
+            !transferPlatform.isKilos(delegate)
+        else { return nil }
         return delegate
     }
 
