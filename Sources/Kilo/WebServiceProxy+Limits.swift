@@ -40,7 +40,8 @@ extension WebServiceProxy {
         /// holds the first MiB in memory and the rest in unnamed temporary files, which give
         /// their space back as the reader catches up, so a stream uses at most this much disk
         /// (and 4 MiB more) whatever the server sends. Elsewhere the transfer pauses while 1 MiB
-        /// waits. `nil` lets a slow reader fall behind without bound, on disk.
+        /// waits. A download is not bounded by it: what waits for its file is on disk either way,
+        /// within ``maximumDownloadSize``. `nil` lets a slow reader fall behind without bound.
         public var maximumUnreadSize: Int?
 
         /// Creates limits, by default the protective ones.

@@ -101,7 +101,8 @@ extension ResponseBody {
 
     /// Writes the body to `file`, replacing any file there only once the whole body has arrived:
     /// it is written beside `file` under a name of its own first, then renamed over it, so that
-    /// a failure leaves `file` as it was and nothing else behind.
+    /// a failure leaves `file` as it was and nothing else behind. What waits for the writer is not
+    /// bounded by `BodyBuffer/limitUnread(to:)`: it is on disk either way.
     ///
     /// - Parameters:
     ///   - file: The file to write.
@@ -119,6 +120,8 @@ extension ResponseBody {
         progress: ProgressObserver?
     ) async throws -> Int64 {
         let partial = file.deletingLastPathComponent().appendingPathComponent(Self.partialName(for: file))
+        // What waits for the writer would go to disk anyway: the file's own limit bounds both.
+        buffer.limitUnread(to: nil)
         if let limit {
             buffer.limit(to: Int(clamping: limit), failingWith: LimitError.fileTooLarge(limit: limit))
         }
