@@ -57,7 +57,8 @@ import Testing
     @Test(arguments: [
         ("http://www.example.com/", "Domain=com"), ("http://www.example.co.uk/", "Domain=co.uk"),
         ("http://a.localhost/", "Domain=localhost"), ("http://user.github.io/", "Domain=github.io"),
-        ("http://www.example.com/", "Domain=.com"),
+        ("http://www.example.com/", "Domain=.com"), ("http://www.abeno.osaka.jp/", "Domain=abeno.osaka.jp"),
+        ("http://shop.tonaki.okinawa.jp/", "Domain=tonaki.okinawa.jp"),
     ])
     func aCookieForAPublicSuffixIsNotStored(url: String, attribute: String) throws {
         let stored = CookiePolicy.standard.cookiesToStore(from: try response(url, setting: ["a=1; \(attribute)"]))

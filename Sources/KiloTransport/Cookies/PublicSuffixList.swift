@@ -4,15 +4,14 @@
 /// A cookie whose `Domain` is a public suffix would go to every site under it, so ``CookiePolicy``
 /// stores none (RFC 6265 §5.3 step 5), and counts its per-site limit by registrable domain.
 ///
-/// The rules are Debian's `publicsuffix` package (``version``), kept in the generated files
-/// `PublicSuffixList+Rules<N>.swift`; `Scripts/update-public-suffixes.sh` writes them again from a newer
-/// package. Each part is text: `tld:` starts the rules of a top-level label, and each token after it is
-/// a rule without its `.tld`: `@` for the label itself, `*` or `*.sch` for a wildcard, `!www` for an
-/// exception. An internationalized rule is there in both forms (`公司.cn` and `xn--55qx5d.cn`), since a
-/// host may come in either.
+/// The rules are Debian's `publicsuffix` package (``version``), kept in the generated file
+/// `PublicSuffixList+Rules.swift` as ``ruleText``, one rule a line as the list writes them (`com`, `co.uk`,
+/// `*.ck`, `!www.ck`); `Scripts/update-public-suffixes.sh` writes it again from a newer package. An
+/// internationalized rule is there in both forms (`公司.cn`, then `xn--55qx5d.cn`), since a host may come
+/// in either.
 enum PublicSuffixList {
     /// The rules, parsed once, when first needed: about 10,000 entries, a few milliseconds.
-    private static let rules = Rules(parts: parts)
+    private static let rules = Rules(text: ruleText)
 
     /// The public suffix of `domain`: the part that its prevailing rule matches.
     ///
@@ -60,17 +59,24 @@ enum PublicSuffixList {
     }
 
     /// The number of labels, counted from the right, of the public suffix of a domain with `labels`.
+    ///
+    /// Each candidate suffix is a slice of the domain's one lowercased string, looked up without being
+    /// copied: this runs for every cookie a response sets.
     private static func suffixLabelCount(of labels: [Substring]) -> Int {
+        guard let last = labels.last else { return 0 }
+        let name = last.base  // the lowercased domain, which every label is a slice of
         var count = 1  // the rule `*`
         for start in labels.indices {
-            let candidate = labels[start...].joined(separator: ".")
+            let candidate = name[labels[start].startIndex...]
             let length = labels.count - start
             if rules.exceptions.contains(candidate) {
                 return length - 1  // an exception prevails; the longest is met first
             }
-            let parent = labels[(start + 1)...].joined(separator: ".")
-            if rules.exact.contains(candidate) || (start + 1 < labels.count && rules.wildcards.contains(parent)) {
-                count = max(count, length)
+            if length > count,
+                rules.exact.contains(candidate)
+                    || (start + 1 < labels.count && rules.wildcards.contains(name[labels[start + 1].startIndex...]))
+            {
+                count = length
             }
         }
         return count
@@ -78,36 +84,26 @@ enum PublicSuffixList {
 }
 
 extension PublicSuffixList {
-    /// The list's rules, by kind.
+    /// The list's rules, by kind: slices of ``ruleText``, which a domain's own slices are looked up in.
     struct Rules: Sendable {
         /// Rules without a wildcard or exception, such as `com` or `co.uk`.
-        var exact: Set<String> = []
+        var exact: Set<Substring> = []
         /// The domains under a wildcard rule: `ck` for `*.ck`.
-        var wildcards: Set<String> = []
+        var wildcards: Set<Substring> = []
         /// Exception rules without their `!`: `www.ck` for `!www.ck`.
-        var exceptions: Set<String> = []
+        var exceptions: Set<Substring> = []
 
-        /// Parses the generated parts (see ``PublicSuffixList``).
+        /// Parses the rules, one a line (see ``PublicSuffixList``).
         ///
-        /// - Parameter parts: The text of the rules.
-        init(parts: [String]) {
-            for part in parts {
-                var topLevel = ""
-                for token in part.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
-                    if token.last == ":" {
-                        topLevel = String(token.dropLast())
-                        continue
-                    }
-                    let isException = token.first == "!"
-                    let body = isException ? token.dropFirst() : token[...]
-                    let rule = body == "@" ? topLevel : "\(body).\(topLevel)"
-                    if isException {
-                        exceptions.insert(rule)
-                    } else if rule.hasPrefix("*.") {
-                        wildcards.insert(String(rule.dropFirst(2)))
-                    } else {
-                        exact.insert(rule)
-                    }
+        /// - Parameter text: The rules, as in ``PublicSuffixList/ruleText``.
+        init(text: String) {
+            for rule in text.split(separator: "\n") {
+                if rule.hasPrefix("!") {
+                    exceptions.insert(rule.dropFirst())
+                } else if rule.hasPrefix("*.") {
+                    wildcards.insert(rule.dropFirst(2))
+                } else {
+                    exact.insert(rule)
                 }
             }
         }
