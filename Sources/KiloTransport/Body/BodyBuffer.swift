@@ -58,10 +58,10 @@ package final class BodyBuffer: Sendable {
     }
 
     struct State: @unchecked Sendable {
-        // `@unchecked Sendable`: `spill`, a class, is only used under the buffer's lock.
-        var chunks: [Data] = []
-        var first = 0
-        var waitingBytes = 0
+        // `@unchecked Sendable`: the queue's spill file, a class, is only used under the
+        // buffer's lock.
+        /// What waits for the reader.
+        var queue = ChunkQueue()
         var end: Result<Void, any Error>?
         var reader: UnsafeContinuation<Data?, any Error>?
         var writer: UnsafeContinuation<Void, Never>?
@@ -70,17 +70,11 @@ package final class BodyBuffer: Sendable {
         var isCancelled = false
         /// Fails the body at its deadline; cancelled once the reader can get nothing but the end.
         var deadline: Task<Void, Never>?
-        /// Where bytes wait once the memory mark is passed, for a producer that cannot pause;
-        /// everything after the first spilled byte goes there, in order, until it is read.
-        var spill: SpillFile?
         /// The bytes the producer has appended so far, read or not.
         var received = 0
         /// The most bytes that may wait unread, in memory and on disk, for a producer that
         /// cannot pause; see ``BodyBuffer/limitUnread(to:)``.
         var maximumUnread: Int? = ResponseBody.defaultMaximumUnreadSize
-
-        /// The bytes that wait unread, in memory and on disk.
-        var unread: Int { waitingBytes + (spill?.count ?? 0) }
         /// The most bytes the producer may append, and the error that ends the body past them
         /// (`nil`: the body ends after them); see ``BodyBuffer/limit(to:failingWith:)``.
         var limit: (bytes: Int, error: (any Error)?)?
@@ -92,7 +86,7 @@ package final class BodyBuffer: Sendable {
             switch end {
             case nil: false
             case .failure: true
-            case .success: first == chunks.count && spill == nil
+            case .success: queue.isEmpty
             }
         }
 
@@ -110,23 +104,7 @@ package final class BodyBuffer: Sendable {
                     endDeadline()
                 }
             }
-            guard first < chunks.count else {
-                guard let spill else { return nil }
-                let chunk = try spill.read(upTo: 256 << 10)
-                if spill.count == 0 {
-                    self.spill = nil
-                }
-                return chunk
-            }
-            let chunk = chunks[first]
-            chunks[first] = Data()
-            first += 1
-            if first == chunks.count {
-                chunks.removeAll(keepingCapacity: true)
-                first = 0
-            }
-            waitingBytes -= chunk.count
-            return chunk
+            return try queue.take()
         }
     }
 
@@ -144,8 +122,7 @@ package final class BodyBuffer: Sendable {
         self.init()
         state.withLock { state in
             if !data.isEmpty {
-                state.chunks = [data]
-                state.waitingBytes = data.count
+                state.queue.append(data)
                 state.received = data.count
             }
             state.end = .success(())
@@ -194,22 +171,19 @@ package final class BodyBuffer: Sendable {
                 state.reader = nil
                 return .deliver(reader, chunk)
             }
-            if !policy.canPause, let maximum = state.maximumUnread, state.unread + chunk.count > maximum {
+            if !policy.canPause, let maximum = state.maximumUnread, state.queue.count + chunk.count > maximum {
                 return .fail(LimitError.unreadTooLarge(limit: maximum))
             }
-            if !policy.canPause, state.spill != nil || state.waitingBytes + chunk.count > policy.pauseAbove {
+            if policy.canPause {
+                state.queue.append(chunk)
+            } else {
                 do {
-                    let spill = state.spill ?? SpillFile()
-                    try spill.append(chunk)
-                    state.spill = spill
+                    try state.queue.append(chunk, spillingPast: policy.pauseAbove)
                 } catch {
                     return .fail(error)
                 }
-                return .none
             }
-            state.chunks.append(chunk)
-            state.waitingBytes += chunk.count
-            if policy.canPause, state.waitingBytes > policy.pauseAbove, !state.isPaused,
+            if policy.canPause, state.queue.bytesInMemory > policy.pauseAbove, !state.isPaused,
                 let producer = state.producer
             {
                 state.isPaused = true
@@ -259,10 +233,7 @@ package final class BodyBuffer: Sendable {
         let producer: Producer? = state.withLock { state in
             state.isCancelled = true
             guard !state.isSettled else { return nil }
-            state.chunks = []
-            state.first = 0
-            state.waitingBytes = 0
-            state.spill = nil
+            state.queue.removeAll()
             if state.end != nil {
                 state.end = .failure(error)
                 state.endDeadline()
@@ -334,7 +305,7 @@ package final class BodyBuffer: Sendable {
     package func writable() async {
         await withUnsafeContinuation { (writer: UnsafeContinuation<Void, Never>) in
             let ready = state.withLock { state in
-                guard state.end == nil, state.waitingBytes > policy.pauseAbove else { return true }
+                guard state.end == nil, state.queue.bytesInMemory > policy.pauseAbove else { return true }
                 state.writer = writer
                 return false
             }
@@ -346,7 +317,7 @@ package final class BodyBuffer: Sendable {
 
     /// The producer to resume, and the waiting writer woken, once the reader has taken enough.
     private func resumingProducer(_ state: inout State) -> Producer? {
-        guard state.waitingBytes <= policy.pauseAbove / 2 else { return nil }
+        guard state.queue.bytesInMemory <= policy.pauseAbove / 2 else { return nil }
         if let writer = state.writer {
             state.writer = nil
             writer.resume()

@@ -40,7 +40,7 @@ extension BodyBuffer {
         let passed: Bool = state.withLock { state in
             state.maximumUnread = bytes
             guard let bytes, !policy.canPause, state.end == nil else { return false }
-            return state.unread > bytes
+            return state.queue.count > bytes
         }
         if passed, let bytes {
             cancel(with: LimitError.unreadTooLarge(limit: bytes))
