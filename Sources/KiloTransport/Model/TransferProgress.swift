@@ -14,11 +14,8 @@ import Foundation
 /// }
 /// ```
 public struct TransferProgress: Sendable, Hashable {
-    /// Receives progress reports, on a background thread.
-    ///
-    /// One report may come from elsewhere: through a ``URLSessionTransport``, the first report of
-    /// a request with a body (0 bytes sent, and the body's size) comes from the thread that starts
-    /// the request, which is the main thread when a callback `invoke` is called there.
+    /// Receives progress reports, on a background thread: the request's task, or the
+    /// transport's own thread as bytes move.
     public typealias Handler = @Sendable (TransferProgress) -> Void
 
     /// The body bytes sent so far.
