@@ -132,6 +132,16 @@ can check how many requests, retries included, reached the server.
                                           that opens with CR LF and an ANSI escape sequence:
                                           "the server failed\\r\\n\\x1b[31mred alert\\x1b[0m xxx…";
                                           H as for /pattern; recorded under K
+    GET  /events/wide[?size=S]            200, text/event-stream: the event `data: before`, then
+                                          one whose `event:`, `id:` and `data:` values are each S
+                                          bytes (1 MiB less 7 by default: each line fits in 1 MiB,
+                                          the three together do not), then `data: after`
+    GET  /events/long-id[?size=S&count=N] 200, text/event-stream with `retry: 10`: the event
+                                          `id: first`, then one whose `id:` value is S bytes (1 MiB
+                                          less 4 by default: the line fits in 1 MiB), then N more
+                                          (3 by default) without an `id:`; each event's data is
+                                          {"index": i, "lastEventID": h}, i counting from 0 and h the
+                                          request's `Last-Event-ID` (null without one)
     GET  /error-json?kb=N                 422, application/json {"error": "invalid", "detail": "yyy…"}
                                           of about N KiB (512 by default)
     *    /slow-read?key=K                 reads the body 64 KiB every 20 ms (about 3 MiB a second),
@@ -497,6 +507,13 @@ class FaultHandler(socketserver.BaseRequestHandler):
             pieces = (text[offset:offset + CHUNK] for offset in range(0, len(text), CHUNK))
             self.send_recorded(status, "Error", [("Content-Type", "text/plain; charset=utf-8")], len(text),
                                holding(pieces, query.get("hold-after")), key)
+        elif path == "/events/wide":
+            value = b"x" * int(query.get("size", str(MIB - 7)))
+            self.respond(200, "OK", b"data: before\n\nevent: " + value + b"\nid: " + value + b"\ndata: " + value
+                         + b"\n\ndata: after\n\n", "text/event-stream")
+        elif path == "/events/long-id":
+            self.respond(200, "OK", long_id_events(int(query.get("size", str(MIB - 4))), int(query.get("count", "3")),
+                                                   headers.get("last-event-id")), "text/event-stream")
         elif path == "/error-json":
             detail = "y" * (int(query.get("kb", "512")) * 1024)
             self.respond(422, "Unprocessable Content", {"error": "invalid", "detail": detail})
@@ -639,6 +656,15 @@ class FaultHandler(socketserver.BaseRequestHandler):
 MIB = 1024 * 1024
 DRIP_LENGTH = 1000000
 ERROR_TEXT_START = b"the server failed\r\n\x1b[31mred alert\x1b[0m "
+
+
+def long_id_events(size, count, last_event_id):
+    """The body of /events/long-id: `id: first`, an `id:` of `size` bytes, then `count` events
+    without one, each event's data its index and the `Last-Event-ID` the request came with."""
+    def event(index, field):
+        return field + b"data: " + json.dumps({"index": index, "lastEventID": last_event_id}).encode("utf-8") + b"\n\n"
+    events = [b"retry: 10\n" + event(0, b"id: first\n"), event(1, b"id: " + b"y" * size + b"\n")]
+    return b"".join(events + [event(index, b"") for index in range(2, count + 2)])
 
 
 HOLD = 10.0  # seconds that /bomb holds the rest of its body back, waiting for the client to close

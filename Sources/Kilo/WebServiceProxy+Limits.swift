@@ -28,8 +28,8 @@ extension WebServiceProxy {
         /// an endless stream or a very long download.
         public var deadline: TimeInterval?
         /// The most bytes one element of a streamed response may hold (a line, a JSON line, or a
-        /// server-sent event's data; see ``WebServiceProxy/stream(_:path:arguments:content:contentType:as:)``):
-        /// 1 MiB by default. Past it the stream fails with `StreamElementError`, before the
+        /// server-sent event: its type, last event ID and data together; see
+        /// ``WebServiceProxy/stream(_:path:arguments:content:contentType:as:)``): 1 MiB by default. Past it the stream fails with `StreamElementError`, before the
         /// element is kept; `nil` lets an element grow without bound.
         public var maximumElementSize: Int?
         /// The most bytes of a response that may wait for a reader slower than the server:

@@ -125,10 +125,12 @@ extension WebServiceProxy {
     /// Whether a server's last event ID can go back to it in a `Last-Event-ID` field: not empty,
     /// at most 4 KiB, and with no control character but tab (RFC 9110 §5.5). An ID that cannot,
     /// which only a broken or hostile server sends, is left out, and the stream reconnects as if
-    /// the server had given none, on every transport alike.
+    /// the server had given none, on every transport alike. (The parser already ignores an `id`
+    /// over the same 4 KiB, so the length check only restates its guarantee.)
     static func canSendBack(_ lastEventID: String) -> Bool {
         let bytes = lastEventID.utf8
-        return !bytes.isEmpty && bytes.count <= 4096 && !bytes.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
+        return !bytes.isEmpty && bytes.count <= ServerSentEventParser.maximumLastEventIDSize
+            && !bytes.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
     }
 
     /// Sends a request on the proxy's one request path, and returns its response once its head

@@ -147,6 +147,38 @@ import Testing
         Case("JSON data", #"data: {"a": [1, 2]}"# + "\n\n", [ServerSentEvent(data: #"{"a": [1, 2]}"#)]),
     ]
 
+    /// Kilo's rule for an `id` longer than a `Last-Event-ID` field carries back (4 KiB, as UTF-8):
+    /// it is ignored, as the standard ignores one with NUL, and the last event ID stays as it was.
+    private static let idRules: [Case] = [
+        Case(
+            "an id over 4 KiB is ignored",
+            "id: 1\ndata: a\n\nid: \(String(repeating: "x", count: 4097))\ndata: b\n\n",
+            [.init(data: "a", lastEventID: "1"), .init(data: "b", lastEventID: "1")],
+            lastEventID: "1"
+        ),
+        Case(
+            "an id of 4 KiB is kept",
+            "id: \(String(repeating: "x", count: 4096))\ndata: a\n\n",
+            [.init(data: "a", lastEventID: String(repeating: "x", count: 4096))],
+            lastEventID: String(repeating: "x", count: 4096)
+        ),
+        // 4,095 bytes, but 4,097 once the byte that is not UTF-8 becomes U+FFFD (3 bytes). One
+        // such byte only: Swift Testing takes a backtrace of each error thrown, and decoding
+        // throws inside the standard library for each one.
+        Case(
+            "an id over 4 KiB once a byte that is not UTF-8 becomes U+FFFD is ignored",
+            Array("id: 1\n\nid: \(String(repeating: "x", count: 4094))".utf8) + [0xFF] + Array("\ndata: a\n\n".utf8),
+            [.init(data: "a", lastEventID: "1")],
+            lastEventID: "1"
+        ),
+        Case(
+            "an id of 4 KiB once a byte that is not UTF-8 becomes U+FFFD is kept",
+            Array("id: \(String(repeating: "x", count: 4093))".utf8) + [0xFF] + Array("\ndata: a\n\n".utf8),
+            [.init(data: "a", lastEventID: String(repeating: "x", count: 4093) + "\u{FFFD}")],
+            lastEventID: String(repeating: "x", count: 4093) + "\u{FFFD}"
+        ),
+    ]
+
     /// The examples of the WHATWG HTML standard's "Server-sent events" section, "Parsing an event
     /// stream" and "Interpreting an event stream".
     private static let standardExamples: [Case] = [
@@ -172,7 +204,7 @@ import Testing
         ),
     ]
 
-    @Test(arguments: rules + standardExamples)
+    @Test(arguments: rules + idRules + standardExamples)
     private func streamParsesAsTheStandardSays(_ testCase: Case) {
         for feeding in Feedings.all(testCase.stream) {
             var parser = ServerSentEventParser()
@@ -221,6 +253,74 @@ import Testing
             #expect(delivery.elements == [ServerSentEvent(data: "1234567")], "\(feeding.name)")
             #expect(delivery.error as? StreamElementError == .elementTooLong(limit: 16, line: 4), "\(feeding.name)")
         }
+    }
+
+    /// The outcome of `stream` under `limit`, fed every way; records an issue unless every way
+    /// gives the same.
+    private static func parse(
+        _ stream: String,
+        limit: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> (events: [ServerSentEvent], error: StreamElementError?) {
+        var first: (events: [ServerSentEvent], error: StreamElementError?)?
+        for feeding in Feedings.all(stream) {
+            var parser = ServerSentEventParser(maximumEventSize: limit)
+            let delivery = Delivery(feeding.chunks, append: { try parser.append($0, $1) })
+            #expect(delivery.error == nil || delivery.error is StreamElementError, sourceLocation: sourceLocation)
+            let outcome = (events: delivery.elements, error: delivery.error as? StreamElementError)
+            guard let first else {
+                first = outcome
+                continue
+            }
+            #expect(outcome.events == first.events, "\(feeding.name)", sourceLocation: sourceLocation)
+            #expect(outcome.error == first.error, "\(feeding.name)", sourceLocation: sourceLocation)
+        }
+        return first ?? ([], nil)
+    }
+
+    /// One budget for the event: type (6) + last event ID (5) + data (6) is 17 bytes, past 16,
+    /// though each line fits; the event is not delivered, the one before is.
+    @Test func anEventsTypeIDAndDataShareOneBudget() {
+        let outcome = Self.parse("data: ok\n\nevent: abcdef\nid: 12345\ndata: 123456\n\ndata: never\n\n", limit: 16)
+        #expect(outcome.events == [ServerSentEvent(data: "ok")])
+        #expect(outcome.error == .elementTooLong(limit: 16, line: 5))
+    }
+
+    @Test func anEventAtTheBudgetIsDelivered() {
+        let outcome = Self.parse("event: abcdef\nid: 1234\ndata: 123456\n\n", limit: 16)
+        #expect(outcome.events == [ServerSentEvent(type: "abcdef", data: "123456", lastEventID: "1234")])
+        #expect(outcome.error == nil)
+    }
+
+    /// The field that takes the event past the budget fails, whichever it is: here `event` and
+    /// `id` after 10 bytes of data.
+    @Test(arguments: ["event: abcdefg", "id: abcdefg"])
+    func theLineThatGoesPastTheBudgetFails(_ field: String) {
+        let outcome = Self.parse("data: 1234567890\n\(field)\ndata: never\n\n", limit: 16)
+        #expect(outcome.events.isEmpty)
+        #expect(outcome.error == .elementTooLong(limit: 16, line: 2))
+    }
+
+    /// An ID carried over from an earlier event is part of every later one, so it counts against
+    /// each one's budget.
+    @Test func aCarriedOverIDCountsAgainstEachLaterEvent() {
+        let outcome = Self.parse("id: 12345678\n\ndata: 12345678\n\ndata: 123456789\n\n", limit: 16)
+        #expect(outcome.events == [ServerSentEvent(data: "12345678", lastEventID: "12345678")])
+        #expect(outcome.error == .elementTooLong(limit: 16, line: 5))
+    }
+
+    /// Only what the event keeps counts: a type replaced by a later `event` field, and an `id`
+    /// that is ignored (over 4 KiB, or with NUL), do not.
+    @Test func onlyWhatTheEventKeepsCounts() {
+        let replacedType = Self.parse("event: abcdefgh\nevent: a\ndata: 1234567890\n\n", limit: 16)
+        #expect(replacedType.events == [ServerSentEvent(type: "a", data: "1234567890")])
+        #expect(replacedType.error == nil)
+
+        let longID = String(repeating: "x", count: 4097)
+        let data = String(repeating: "d", count: 150)
+        let ignoredID = Self.parse("id: \(longID)\ndata: \(data)\n\nid: a\u{0}b\ndata: \(data)\n\n", limit: 4200)
+        #expect(ignoredID.events == [ServerSentEvent(data: data), ServerSentEvent(data: data)])
+        #expect(ignoredID.error == nil)
     }
 
     @Test func dataAtTheLimitIsDelivered() throws {

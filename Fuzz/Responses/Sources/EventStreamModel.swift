@@ -3,8 +3,10 @@ import KiloCore
 
 /// What the WHATWG HTML standard's event stream interpretation makes of a whole body, written
 /// from the standard line by line (section 9.2.6), with `ServerSentEventParser`'s documented
-/// limit: a line (a first line's byte order mark counted), or an event's data (its values joined
-/// with LFs), of more than `limit` bytes ends the stream with `elementTooLong` at that line.
+/// limits: a line (a first line's byte order mark counted) of more than `limit` bytes, or a line
+/// that takes the event being read past `limit` bytes (its type and last event ID as UTF-8 text,
+/// its data as received, values joined with LFs), ends the stream with `elementTooLong` at that
+/// line; and an `id` whose value is over 4 KiB as text is ignored, as one with NUL is.
 ///
 /// Values are decoded one by one; the standard decodes the whole stream first, which gives the
 /// same text, since a UTF-8 decoder never takes the ASCII bytes CR, LF, colon or space into an
@@ -27,7 +29,6 @@ struct EventStreamModel: Equatable {
     init(_ body: [UInt8], limit: Int, after previous: EventStreamModel? = nil) {
         let lines = Lines(body)
         var data: [ArraySlice<UInt8>] = []
-        var dataSize = 0
         var type = ""
         lastEventID = previous?.lastEventID ?? ""
         reconnectionTime = previous?.reconnectionTime
@@ -58,7 +59,7 @@ struct EventStreamModel: Equatable {
                     )
                     eventLines.append(firstLine ?? number)
                 }
-                (data, dataSize, type, retry, firstLine) = ([], 0, "", nil, nil)
+                (data, type, retry, firstLine) = ([], "", nil, nil)
                 continue
             }
             if line.first == UInt8(ascii: ":") { continue }
@@ -74,16 +75,27 @@ struct EventStreamModel: Equatable {
             }
             switch Self.text(field) {
             case "data":
-                guard dataSize + value.count <= limit else {
+                guard Self.size(type: type, id: idBuffer, data: data + [value]) <= limit else {
                     error = .elementTooLong(limit: limit, line: number)
                     return
                 }
                 data.append(value)
-                dataSize += value.count + 1
             case "event":
-                type = Self.text(value)
+                let newType = Self.text(value)
+                guard Self.size(type: newType, id: idBuffer, data: data) <= limit else {
+                    error = .elementTooLong(limit: limit, line: number)
+                    return
+                }
+                type = newType
             case "id":
-                if !value.contains(0) { idBuffer = Self.text(value) }
+                let id = Self.text(value)
+                if !value.contains(0), id.utf8.count <= 4096 {
+                    guard Self.size(type: type, id: id, data: data) <= limit else {
+                        error = .elementTooLong(limit: limit, line: number)
+                        return
+                    }
+                    idBuffer = id
+                }
             case "retry":
                 if !value.isEmpty, value.allSatisfy({ (0x30...0x39).contains($0) }),
                     let milliseconds = Int(Self.text(value))
@@ -100,6 +112,12 @@ struct EventStreamModel: Equatable {
             return
         }
         dropsSomething = !lines.tail.isEmpty || firstLine != nil
+    }
+
+    /// The bytes an event holds, for the parser's one budget: its type's and last event ID's as
+    /// UTF-8, and its data's as received, the values joined with LFs.
+    private static func size(type: String, id: String, data: [ArraySlice<UInt8>]) -> Int {
+        type.utf8.count + id.utf8.count + data.reduce(0) { $0 + $1.count } + max(data.count - 1, 0)
     }
 
     private static func text(_ bytes: ArraySlice<UInt8>) -> String {

@@ -17,8 +17,9 @@ import Foundation
 /// longer) and
 /// sends the same request again, with a `Last-Event-ID` field holding the last event ID the
 /// server gave, if any, so that the server can resume where the last connection stopped (an ID
-/// no header field can carry, over 4 KiB or with a control character, is not sent). An event the
-/// connection ended inside is dropped, as `EventSource` drops it.
+/// with a control character, which no header field can carry, is not sent; an `id` over 4 KiB was
+/// ignored when it came, so the one before it is sent). An event the connection ended inside is
+/// dropped, as `EventSource` drops it.
 ///
 /// As `EventSource`, it does not reconnect after a 204 No Content (the stream ends) or a status
 /// outside 2xx (the stream throws ``WebServiceError``) or a response of another type

@@ -20,7 +20,8 @@ public struct ServerSentEvent: Sendable, Hashable {
     public var data: String
 
     /// The stream's last event ID: the value of the latest `id` field, in this event or an
-    /// earlier one; empty when there has been none, or when the latest was empty.
+    /// earlier one; empty when there has been none, or when the latest was empty. An `id` that
+    /// contains NUL, or is longer than 4 KiB, is ignored.
     ///
     /// Send it back in a `Last-Event-ID` header when reconnecting, so the server can resume.
     public var lastEventID: String

@@ -44,8 +44,8 @@ public struct ServerSentEventDecoder<Value: Decodable>: Sendable {
     ///     given.
     ///   - undecodableEvents: What to do with an event whose data does not decode: ``UndecodableEventPolicy/fail``
     ///     unless given.
-    ///   - maximumEventSize: The most bytes an event's data, or any one line, may hold; 1 MiB unless
-    ///     given. Must be at least 1.
+    ///   - maximumEventSize: The most bytes an event (its type, last event ID and data together),
+    ///     or any one line, may hold; 1 MiB unless given. Must be at least 1.
     public init(
         _ type: Value.Type = Value.self,
         decoder: JSONDecoder = JSONCoding.makeDecoder(),
@@ -78,8 +78,8 @@ public struct ServerSentEventDecoder<Value: Decodable>: Sendable {
     ///   - handle: Called with each event's value, in order.
     /// - Throws: ``StreamElementError/undecodableEvent(line:underlyingError:)`` for an event whose
     ///   data does not decode, under the ``UndecodableEventPolicy/fail`` policy;
-    ///   ``StreamElementError/elementTooLong(limit:line:)`` for a line, or an event's data, longer
-    ///   than the limit; or what `handle` throws. The values of the events before the one at fault
+    ///   ``StreamElementError/elementTooLong(limit:line:)`` for a line, or an event, longer than
+    ///   the limit; or what `handle` throws. The values of the events before the one at fault
     ///   have been delivered.
     public mutating func append(_ chunk: Data, _ handle: (Value) throws -> Void) throws {
         guard !isTerminated else { return }

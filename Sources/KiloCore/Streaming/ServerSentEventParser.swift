@@ -6,7 +6,9 @@ import Foundation
 /// Feed it the body's chunks as they arrive, split anywhere; it hands over each event when the
 /// blank line that ends it arrives. It follows the standard's rules: `data` lines are joined with
 /// LF; `event` sets the type (`message` by default); `id` sets the last event ID, which carries
-/// over to later events, unless its value contains NUL; `retry` sets the reconnection time if its
+/// over to later events, unless its value contains NUL (or, Kilo's rule, is longer than the 4 KiB
+/// a `Last-Event-ID` field carries back: such an `id` is ignored alike, so a server cannot have
+/// a huge ID copied into every later event); `retry` sets the reconnection time if its
 /// value is all digits (and fits in an `Int`); lines that start with `:` are comments; a line
 /// without a colon is a field with an empty value; one space after the colon is removed; unknown
 /// fields are ignored; a leading byte order mark is ignored; an event whose data is empty is not
@@ -24,28 +26,35 @@ import Foundation
 /// ```
 ///
 /// The parser keeps only the unfinished line and the event being read. It throws rather than
-/// keep an event whose data, or one line, is longer than ``maximumEventSize``. When a call
-/// throws, the stream cannot be parsed further: discard the parser.
+/// keep one line longer than ``maximumEventSize``, or an event whose type, last event ID and data
+/// together are: one budget for the event, not one for each field. When a call throws, the
+/// stream cannot be parsed further: discard the parser.
 public struct ServerSentEventParser: Sendable {
     private var scanner: LineScanner
     private var assembler: Assembler
 
     /// Creates a parser.
     ///
-    /// - Parameter maximumEventSize: The most bytes an event's data, or any one line (field name
-    ///   included), may hold; 1 MiB unless given. Must be at least 1.
+    /// - Parameter maximumEventSize: The most bytes an event (its type, last event ID and data
+    ///   together), or any one line (field name included), may hold; 1 MiB unless given. Must be
+    ///   at least 1.
     public init(maximumEventSize: Int = 1 << 20) {
         scanner = LineScanner(maximumLineLength: maximumEventSize)
         assembler = Assembler(maximumEventSize: maximumEventSize)
     }
 
-    /// The most bytes an event's data, or any one line, may hold.
+    /// The most bytes an event, or any one line, may hold.
+    ///
+    /// An event counts the UTF-8 bytes of its type and of its last event ID, whether an `id`
+    /// field in the event set it or an earlier one did, and those of its data, joined with LFs,
+    /// as they arrived (before bytes that are not UTF-8 become U+FFFD).
     public var maximumEventSize: Int {
         scanner.maximumLineLength
     }
 
     /// The stream's last event ID, as of the last blank line: what a client sends in a
-    /// `Last-Event-ID` header when it reconnects. Empty until an `id` field sets it.
+    /// `Last-Event-ID` header when it reconnects. Empty until an `id` field sets it; never longer
+    /// than 4 KiB.
     public var lastEventID: String {
         assembler.lastEventID
     }
@@ -61,12 +70,18 @@ public struct ServerSentEventParser: Sendable {
     /// - Parameters:
     ///   - chunk: The next bytes of the stream.
     ///   - handle: Called with each complete event, in order.
-    /// - Throws: ``StreamElementError/elementTooLong(limit:line:)`` for a line, or an event's
-    ///   data, longer than ``maximumEventSize``, or what `handle` throws. The events before the
-    ///   one at fault have been delivered.
+    /// - Throws: ``StreamElementError/elementTooLong(limit:line:)`` for a line, or an event,
+    ///   longer than ``maximumEventSize`` (at the line that makes it so), or what `handle` throws.
+    ///   The events before the one at fault have been delivered.
     public mutating func append(_ chunk: Data, _ handle: (ServerSentEvent) throws -> Void) throws {
         try parse(chunk) { event, _ in try handle(event) }
     }
+
+    /// The most UTF-8 bytes of an `id` value that sets the last event ID: 4 KiB, the most that
+    /// a reconnection sends back in a `Last-Event-ID` field (header fields this long are already
+    /// rare; a larger ID is a server's mistake or an attack). A longer value is ignored, as the
+    /// standard ignores one that contains NUL: the last event ID stays as it was.
+    package static let maximumLastEventIDSize = 4096
 
     /// Ends the stream: drops the event it ended inside, if any (the standard does not dispatch
     /// an event without its blank line), and makes the parser ready for another stream, such as
@@ -150,25 +165,41 @@ extension ServerSentEventParser {
             }
             switch field.count {
             case 4 where Self.field(field, is: "data"):
-                // `data` ends with the LF that will join this value to the previous one.
-                guard data.count + value.count <= maximumEventSize else {
-                    throw StreamElementError.elementTooLong(limit: maximumEventSize, line: number)
-                }
+                // `data` ends with the LF that will join this value to the previous one, so the
+                // event's data becomes `data.count + value.count` bytes.
+                try checkSize(type: type, id: idBuffer, data: data.count + value.count, line: number)
                 data.append(contentsOf: value)
                 data.append(ASCII.lineFeed)
             case 5 where Self.field(field, is: "event"):
-                type = String(decoding: value, as: UTF8.self)
+                let newType = String(decoding: value, as: UTF8.self)
+                try checkSize(type: newType, id: idBuffer, data: dataSize, line: number)
+                type = newType
             case 5 where Self.field(field, is: "retry"):
                 if let milliseconds = Self.digits(value) {
                     retry = milliseconds
                     reconnectionTime = milliseconds
                 }
             case 2 where Self.field(field, is: "id"):
-                if !value.contains(ASCII.null) {
-                    idBuffer = String(decoding: value, as: UTF8.self)
+                if let id = Self.lastEventID(value) {
+                    try checkSize(type: type, id: id, data: dataSize, line: number)
+                    idBuffer = id
                 }
             default:
                 break  // an unknown field, ignored
+            }
+        }
+
+        /// The bytes of the event's data so far: its values joined with LFs, without the last LF.
+        private var dataSize: Int {
+            data.isEmpty ? 0 : data.count - 1
+        }
+
+        /// Throws unless an event with this type, last event ID and size of data fits the one
+        /// budget of ``maximumEventSize``: checked before a field is kept, at the line that
+        /// would change it.
+        private func checkSize(type: String, id: String, data: Int, line: Int) throws {
+            guard type.utf8.count + id.utf8.count + data <= maximumEventSize else {
+                throw StreamElementError.elementTooLong(limit: maximumEventSize, line: line)
             }
         }
 
@@ -214,6 +245,18 @@ extension ServerSentEventParser {
             type = ""
             retry = nil
             startLine = 0
+        }
+
+        /// The last event ID an `id` field's value sets, or `nil` when the field is ignored: when
+        /// the value contains NUL (the standard's rule) or is longer, as text, than
+        /// ``ServerSentEventParser/maximumLastEventIDSize`` (Kilo's).
+        private static func lastEventID(_ value: UnsafeRawBufferPointer) -> String? {
+            // Decoding never shortens (bytes that are not UTF-8 become the 3 bytes of U+FFFD, one
+            // to three of them at a time), so a value too long as bytes is not decoded at all.
+            let limit = ServerSentEventParser.maximumLastEventIDSize
+            guard value.count <= limit, !value.contains(ASCII.null) else { return nil }
+            let id = String(decoding: value, as: UTF8.self)
+            return id.utf8.count <= limit ? id : nil
         }
 
         private static func field(_ field: UnsafeRawBufferPointer, is name: StaticString) -> Bool {

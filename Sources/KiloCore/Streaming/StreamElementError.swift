@@ -39,7 +39,8 @@ public struct StreamElementError: Error, Sendable {
         self.underlyingError = underlyingError
     }
 
-    /// A line, or an event's data, is longer than the parser's limit.
+    /// A line, or an event (a server-sent event's type, last event ID and data together), is
+    /// longer than the parser's limit.
     ///
     /// The parser throws as soon as the limit is passed, before it keeps more bytes, so a stream
     /// without line breaks cannot make it grow without bound.
