@@ -53,11 +53,10 @@ struct SlowReaderTests {
         )
         var iterator = chunks.makeAsyncIterator()
         _ = try await iterator.next()
-        let mostOnDisk = Locked(0)
+        let mostOnDisk = MostOnDisk()
         let sampler = Task {
             while !Task.isCancelled {
-                let now = SpillFiles.bytesOnDisk()
-                mostOnDisk.withLock { $0 = max($0, now) }
+                mostOnDisk.record(SpillFiles.bytesOnDisk())
                 try? await Task.sleep(for: .milliseconds(5))
             }
         }
@@ -69,7 +68,7 @@ struct SlowReaderTests {
             return
         }
         // Once the body has failed, its files are closed: the disk holds nothing again.
-        let filled = try await Self.wait { mostOnDisk.withLock { $0 } > 8 << 20 }
+        let filled = try await Self.wait { mostOnDisk.value > 8 << 20 }
         #expect(filled, "the reader fell behind, and what it had not read waited on disk")
         #expect(try await Self.wait { SpillFiles.bytesOnDisk() == 0 })
         let error = await #expect(throws: LimitError.self) {
@@ -77,7 +76,7 @@ struct SlowReaderTests {
         }
         #expect(error == .unreadTooLarge(limit: Self.bound))
         #expect(error?.name == "maximumUnreadSize")
-        let most = mostOnDisk.withLock { $0 }
+        let most = mostOnDisk.value
         #expect(most <= Self.bound, "\(most) bytes on disk under a bound of \(Self.bound)")
         let transfer = try await FaultServer.transfer(key)
         #expect(transfer.wasCutShort, "the server sent \(transfer.sent ?? 0) of \(transfer.size ?? 0) bytes")
@@ -110,5 +109,18 @@ struct SlowReaderTests {
         }
         #expect(checker.isExact(count: size), "first difference at \(checker.firstMismatch ?? -1)")
         #expect(SpillFiles.bytesOnDisk() == 0)
+    }
+
+    /// The most bytes seen on disk, from the sampling task.
+    private final class MostOnDisk: @unchecked Sendable {
+        // `@unchecked Sendable`: `most` is only touched under `lock`.
+        private let lock = NSLock()
+        private var most = 0
+
+        var value: Int { lock.withLock { most } }
+
+        func record(_ bytes: Int) {
+            lock.withLock { most = max(most, bytes) }
+        }
     }
 }
