@@ -69,6 +69,7 @@ can check how many requests, retries included, reached the server.
                                           `unknown-encoding` (`Content-Encoding: x-bogus`, a plain body),
                                           `gzip-twice` (`gzip, gzip`, compressed twice),
                                           `identity-gzip` (`identity, gzip`, compressed once),
+                                          `x-gzip` (`x-gzip`, gzip's old name, compressed once),
                                           `gzip-garbage` (a gzip body, then `garbage`),
                                           `gzip-members` (two gzip members, which together make the body)
     *    /encoded-empty?status=S&encoding=E[&length=L]
@@ -576,6 +577,7 @@ class FaultHandler(socketserver.BaseRequestHandler):
                                 + framed,
             "gzip-twice": encoded(b"gzip, gzip", gzip.compress(gzipped)),
             "identity-gzip": encoded(b"identity, gzip", gzipped),
+            "x-gzip": encoded(b"x-gzip", gzipped),
             "gzip-garbage": encoded(b"gzip", gzipped + b"garbage"),
             "gzip-members": encoded(b"gzip", gzip.compress(ok[:5]) + gzip.compress(ok[5:])),
             "gzip-truncated": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
