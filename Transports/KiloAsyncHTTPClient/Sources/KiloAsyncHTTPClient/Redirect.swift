@@ -3,7 +3,8 @@ import Foundation
 import Kilo
 import NIOCore
 
-/// How a redirect turns one request into the next, by `URLSession`'s rules.
+/// How a redirect turns one request into the next, by `URLSession`'s rules, and how much of its
+/// body is read.
 enum Redirect {
     /// The most bytes of a followed redirect's body that the transport reads: 64 KiB.
     ///
