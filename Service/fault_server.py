@@ -119,11 +119,12 @@ can check how many requests, retries included, reached the server.
     GET  /bomb?encoding=E&mb=M[&hold-after=H][&type=T][&key=K]
                                           200 with `Content-Encoding: E` (gzip by default; also br and
                                           zstd), `Content-Type: T` (application/octet-stream by
-                                          default; text/event-stream makes a stream in a coding a
-                                          client may not decode) and a body of zeros compressed about a thousand times
-                                          or more, that decodes to M MiB (1,024 by default): 1 GiB is
-                                          about 1 MiB of gzip, 14 KiB of br, 32 KiB of zstd. Made
-                                          piece by piece, never held whole. With H, the bytes that
+                                          default; text/event-stream makes an event stream in a coding
+                                          a client may not decode) and a body of zeros compressed
+                                          about a thousand times or more, that decodes to M MiB
+                                          (1,024 by default): 1 GiB is about 1 MiB of gzip, 14 KiB
+                                          of br, 32 KiB of zstd. Made piece by piece, never held
+                                          whole. With H, the bytes that
                                           decode to the first H MiB go at once, then the rest waits
                                           until the client closes the connection or 10 s pass: a client
                                           that stops at a limit below H MiB is seen to close it, one
