@@ -69,6 +69,7 @@ can check how many requests, retries included, reached the server.
                                           `unknown-encoding` (`Content-Encoding: x-bogus`, a plain body),
                                           `gzip-twice` (`gzip, gzip`, compressed twice),
                                           `identity-gzip` (`identity, gzip`, compressed once),
+                                          `x-gzip` (`x-gzip`, gzip's old name, compressed once),
                                           `gzip-garbage` (a gzip body, then `garbage`),
                                           `gzip-members` (two gzip members, which together make the body)
     *    /encoded-empty?status=S&encoding=E[&length=L]
@@ -78,6 +79,14 @@ can check how many requests, retries included, reached the server.
                                           or any length for a HEAD)
     *    /redirect-loop?code=C                C (302 by default) with a `Location` that leads back here,
                                           for ever
+    *    /redirect-endless?code=C[&to=U][&rate=drip|flood][&key=K]
+                                          C (302 by default), with `Location: U` when given (none
+                                          otherwise), then a chunked text/plain body that never ends:
+                                          `flood` (the default) writes 64 KiB chunks as fast as the
+                                          socket takes them, `drip` 16 bytes every 100 ms; either stops
+                                          when the client goes away, stops reading for 10 s, or after
+                                          60 s (then the body ends with its last chunk); recorded
+                                          under K as /transfer tells (its size is -1)
     GET  /gzip-records?n=N                200, application/json with `Content-Encoding: gzip`: a list
                                           of N records (1,000 by default) that differ only in their
                                           id: it compresses about 50 times
@@ -107,12 +116,15 @@ can check how many requests, retries included, reached the server.
                                           the request body. Request heads of up to 4 MiB are read for
                                           /cookies/ paths (64 KiB elsewhere)
 
-    GET  /bomb?encoding=E&mb=M[&hold-after=H][&key=K]
+    GET  /bomb?encoding=E&mb=M[&hold-after=H][&type=T][&key=K]
                                           200 with `Content-Encoding: E` (gzip by default; also br and
-                                          zstd) and a body of zeros compressed about a thousand times
-                                          or more, that decodes to M MiB (1,024 by default): 1 GiB is
-                                          about 1 MiB of gzip, 14 KiB of br, 32 KiB of zstd. Made
-                                          piece by piece, never held whole. With H, the bytes that
+                                          zstd), `Content-Type: T` (application/octet-stream by
+                                          default; text/event-stream makes an event stream in a coding
+                                          a client may not decode) and a body of zeros compressed
+                                          about a thousand times or more, that decodes to M MiB
+                                          (1,024 by default): 1 GiB is about 1 MiB of gzip, 14 KiB
+                                          of br, 32 KiB of zstd. Made piece by piece, never held
+                                          whole. With H, the bytes that
                                           decode to the first H MiB go at once, then the rest waits
                                           until the client closes the connection or 10 s pass: a client
                                           that stops at a limit below H MiB is seen to close it, one
@@ -345,9 +357,12 @@ class FaultHandler(socketserver.BaseRequestHandler):
     # Writing responses
 
     def send_head(self, status, reason, headers, length, close=True):
+        """Writes a status line and header fields, with `Content-Length: length` unless `length`
+        is `None`."""
         lines = ["HTTP/1.1 %d %s" % (status, reason)]
         lines += ["%s: %s" % pair for pair in headers]
-        lines += ["Content-Length: %d" % length] + (["Connection: close"] if close else []) + ["", ""]
+        lines += ([] if length is None else ["Content-Length: %d" % length])
+        lines += (["Connection: close"] if close else []) + ["", ""]
         self.request.sendall("\r\n".join(lines).encode("latin-1"))
 
     def respond(self, status, reason, body, content_type="application/json", headers=(), close=True):
@@ -475,6 +490,8 @@ class FaultHandler(socketserver.BaseRequestHandler):
             lines = ["HTTP/1.1 %s Empty" % query.get("status", "200"), "Content-Type: application/json",
                      "Content-Encoding: %s" % query.get("encoding", "gzip")] + length + ["Connection: close", "", ""]
             self.request.sendall("\r\n".join(lines).encode("latin-1"))
+        elif path == "/redirect-endless":
+            self.send_endless_redirect(int(query.get("code", "302")), query.get("to"), query.get("rate", "flood"), key)
         elif path == "/redirect-loop":
             code = int(query.get("code", "302"))
             self.respond(code, "Redirect", b"", "text/plain", [("Location", "/redirect-loop?code=%d" % code)])
@@ -493,7 +510,8 @@ class FaultHandler(socketserver.BaseRequestHandler):
             self.wait_for_client_to_leave()
         elif path == "/bomb":
             hold_after = int(query["hold-after"]) if "hold-after" in query else None
-            self.send_bomb(query.get("encoding", "gzip"), int(query.get("mb", "1024")), hold_after, key)
+            self.send_bomb(query.get("encoding", "gzip"), int(query.get("mb", "1024")), hold_after, key,
+                           query.get("type", "application/octet-stream"))
         elif path == "/pattern":
             length = int(float(query.get("mb", "1")) * MIB)
             self.send_recorded(200, "OK", [("Content-Type", "application/octet-stream")], length,
@@ -577,6 +595,7 @@ class FaultHandler(socketserver.BaseRequestHandler):
                                 + framed,
             "gzip-twice": encoded(b"gzip, gzip", gzip.compress(gzipped)),
             "identity-gzip": encoded(b"identity, gzip", gzipped),
+            "x-gzip": encoded(b"x-gzip", gzipped),
             "gzip-garbage": encoded(b"gzip", gzipped + b"garbage"),
             "gzip-members": encoded(b"gzip", gzip.compress(ok[:5]) + gzip.compress(ok[5:])),
             "gzip-truncated": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
@@ -596,28 +615,37 @@ class FaultHandler(socketserver.BaseRequestHandler):
         """Sends a response whose body is `pieces` (an iterable of bytes, `length` in all, and of
         pauses: a number of seconds to wait unless the client closes the connection first), and
         records under `key` how it went (see /transfer): whether the client closed the connection
-        before the whole body was written, how much was written, and when."""
-        record = {"done": False, "closed": False, "sent": 0, "size": length, "seconds": 0.0}
+        before the whole body was written, how much was written, and when. A `length` of `None`
+        sends the body chunked, each piece a chunk, and records its size as -1."""
+        record = {"done": False, "closed": False, "sent": 0, "size": -1 if length is None else length,
+                  "seconds": 0.0}
         if key is not None:
             with counts_lock:
                 transfers[key] = record
         start = time.monotonic()
         try:
-            self.send_head(status, reason, headers, length)
+            if length is None:
+                self.send_head(status, reason, headers + [("Transfer-Encoding", "chunked")], None)
+            else:
+                self.send_head(status, reason, headers, length)
             for piece in pieces:
                 if isinstance(piece, float):  # a pause: seconds to wait, unless the client leaves
                     if self.client_closed_within(piece):
                         record["closed"] = True
                         break
                     continue
-                self.request.sendall(piece)  # raises when the client has closed the connection
+                framed = piece if length is not None else b"%x\r\n%s\r\n" % (len(piece), piece)
+                self.request.sendall(framed)  # raises when the client has closed the connection
                 record["sent"] += len(piece)
+            else:
+                if length is None:
+                    self.request.sendall(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
             record["closed"] = True
         finally:
             record["seconds"] = round(time.monotonic() - start, 3)
             record["done"] = True
-            log("%s: %d of %d bytes sent in %.3f s%s" % (key, record["sent"], length, record["seconds"],
+            log("%s: %d of %d bytes sent in %.3f s%s" % (key, record["sent"], record["size"], record["seconds"],
                                                           ", the client closed the connection"
                                                           if record["closed"] else ""))
 
@@ -630,7 +658,20 @@ class FaultHandler(socketserver.BaseRequestHandler):
         except (ConnectionResetError, OSError):
             return True
 
-    def send_bomb(self, encoding, mebibytes, hold_after, key):
+    def send_endless_redirect(self, code, location, rate, key):
+        """Sends a redirect whose chunked body never ends, flooding or dripping, until the client
+        goes away or stops reading, or ENDLESS_SECONDS pass (see /redirect-endless)."""
+        if rate not in ("flood", "drip"):
+            self.respond(400, "Bad Request", b"rate: flood or drip\n", "text/plain")
+            return
+        headers = [("Content-Type", "text/plain; charset=utf-8")] + ([("Location", location)] if location else [])
+        self.request.settimeout(ENDLESS_STALL)  # a client that stops reading but stays is gone too
+        try:
+            self.send_recorded(code, "Redirect", headers, None, endless_pieces(rate), key)
+        except TimeoutError:
+            log("%s: the client stopped reading" % key)
+
+    def send_bomb(self, encoding, mebibytes, hold_after, key, content_type="application/octet-stream"):
         """Sends zeros that decode to `mebibytes` MiB, compressed with `encoding`, holding the rest
         back after the first `hold_after` MiB, if given, until the client closes the connection
         (see /bomb)."""
@@ -640,7 +681,7 @@ class FaultHandler(socketserver.BaseRequestHandler):
                          "text/plain")
             return
         length, pieces = makers[encoding](mebibytes, hold_after)
-        self.send_recorded(200, "OK", [("Content-Type", "application/octet-stream"),
+        self.send_recorded(200, "OK", [("Content-Type", content_type),
                                        ("Content-Encoding", encoding)], length, pieces, key)
 
     def stream_zeros(self, length):
@@ -656,6 +697,10 @@ class FaultHandler(socketserver.BaseRequestHandler):
 MIB = 1024 * 1024
 DRIP_LENGTH = 1000000
 ERROR_TEXT_START = b"the server failed\r\n\x1b[31mred alert\x1b[0m "
+
+
+ENDLESS_SECONDS = 60  # the longest /redirect-endless writes its body
+ENDLESS_STALL = 10  # seconds /redirect-endless waits for a client that has stopped reading
 
 
 def long_id_events(size, count, last_event_id):
@@ -804,6 +849,17 @@ def pattern_pieces(length):
     block = pattern_block()
     for index in range((length + MIB - 1) // MIB):
         yield (struct.pack(">Q", index) + block[8:])[:length - index * MIB]
+
+
+def endless_pieces(rate):
+    """/redirect-endless's body: pieces of 64 KiB without a pause (`flood`), or 16 bytes every 100 ms
+    (`drip`), until ENDLESS_SECONDS have passed."""
+    end = time.monotonic() + ENDLESS_SECONDS
+    piece = bytes(b"moved; read on.\n" * (CHUNK // 16 if rate == "flood" else 1))
+    while time.monotonic() < end:
+        yield piece
+        if rate == "drip":
+            yield 0.1
 
 
 def drip_pieces(interval):

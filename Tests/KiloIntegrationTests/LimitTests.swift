@@ -211,8 +211,8 @@ struct LimitTests {
 )
 struct LargeLimitTests {
     /// The content codings the transport under test decodes: URLSession (libcurl) decodes br and
-    /// zstd as well as gzip; async-http-client decodes gzip and deflate only, and passes the others
-    /// on as they are, where no bomb can go off.
+    /// zstd as well as gzip; async-http-client decodes gzip and deflate only, and refuses the
+    /// others (`cannotDecodeContentData`) before a byte is decoded, where no bomb can go off.
     #if KILO_ASYNC_HTTP_CLIENT
         static let encodings = ["gzip"]
     #else

@@ -52,7 +52,10 @@ import NIOSSL
 /// The transport follows the redirects the client hands back as `URLSession` does: 301, 302 and
 /// 303 become a `GET` without a body (a `HEAD` stays a `HEAD`), 307 and 308 repeat the method and
 /// the body (a file body is read again from disk), at most 16 in a row. `Authorization`,
-/// `Cookie` and `Proxy-Authorization` are dropped when a redirect leaves the origin. A client
+/// `Cookie` and `Proxy-Authorization` are dropped when a redirect leaves the origin. A followed
+/// redirect's body is read to its end only within 64 KiB; past that its connection is closed, so
+/// that a body that never ends costs a connection, not the request's deadline. A redirect that is
+/// not followed (its `Location` missing or refused) is the response. A client
 /// that follows redirects itself, such as `HTTPClient.shared`, does so first, by its own rules
 /// (it keeps `PUT` on a 301 or 302); it cannot repeat a streamed file body, so those redirects
 /// reach the transport. ``recommendedConfiguration`` leaves every redirect to the transport.
@@ -214,16 +217,11 @@ public struct AsyncHTTPClientTransport: Transport {
                 guard redirects <= Self.maximumRedirects else {
                     throw URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: request.url])
                 }
-                let redirectBody = ClientBody(of: response, to: request.method, isDropped: true)
-                let drain: @Sendable () async throws -> Void = {
-                    for try await _ in redirectBody {
-                        timer?.touch()
-                    }
-                }
+                let method = request.method
                 if let timer {
-                    try await timer.run(drain)
+                    try await timer.run { try await Redirect.skipBody(of: response, to: method, timer: timer) }
                 } else {
-                    try await drain()
+                    try await Redirect.skipBody(of: response, to: method, timer: nil)
                 }
                 request = next
                 sendSize = try StreamedBody.size(of: request.body)

@@ -15,12 +15,15 @@ import NIOHTTPCompression
 /// it is. A body that is not empty by definition and ends early still fails.
 ///
 /// The decompressor undoes only the first coding a response names, and only gzip or deflate: a
-/// body labelled `gzip, gzip` would arrive half decoded and one labelled `identity, gzip` not at
-/// all, each as if it were the body. Such a body fails with ``UndecodedContentCoding`` (unless it
-/// is a redirect's, which is dropped unread); one coding the client does not know (`br`,
-/// `x-bogus`) is handed over as it came. This assumes the client decompresses, as
-/// ``AsyncHTTPClientTransport/recommendedConfiguration`` has it do; from a client that does not,
-/// a body in one coding arrives as sent, and one in two still fails.
+/// body labelled `gzip, gzip` would arrive half decoded, and one labelled `identity, gzip`, `br`,
+/// `zstd` or `x-gzip` not at all, each as if it were the body (an event stream in `br` ended with
+/// no events and no error). Such a body fails with ``UndecodedContentCoding`` before its first
+/// byte, however it is read (unless it is a followed redirect's, which is dropped unread).
+///
+/// The transport cannot ask a client whether it decompresses (`HTTPClient.configuration` is not
+/// public), so it assumes that it does, as ``AsyncHTTPClientTransport/recommendedConfiguration``
+/// and `HTTPClient.shared` have it do. From a client made without decompression, a body in
+/// gzip or deflate arrives as sent; any other still fails.
 struct ClientBody: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
 

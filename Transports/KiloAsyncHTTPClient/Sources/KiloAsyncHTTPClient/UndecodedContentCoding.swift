@@ -6,26 +6,29 @@ struct UndecodedContentCoding: Error, CustomStringConvertible {
     /// The codings the response names, in order, as the client reads them.
     let codings: [String]
 
-    /// The codings of a response whose body the client would leave (partly) encoded, or `nil`
-    /// when it decodes the body whole or hands over one coding it does not know.
+    /// The codings of a response whose body the client would hand over still (partly) encoded,
+    /// or `nil` when it hands it over decoded.
+    ///
+    /// The client's decompressor (`NIOHTTPResponseDecompressor`) undoes the first coding a
+    /// response names when that is `gzip` or `deflate`, and nothing else: not `x-gzip`, `br` or
+    /// `zstd`, nor a second coding. `identity`, and an empty name, are no coding at all.
     ///
     /// - Parameter headers: The response's header fields.
     init?(_ headers: NIOHTTP1.HTTPHeaders) {
         let codings = headers[canonicalForm: "Content-Encoding"].map { $0.lowercased() }
-        guard let first = codings.first else { return nil }
-        let isDecoded = Self.isDecodable(first)
-        let left = codings.dropFirst(isDecoded ? 1 : 0).filter { $0 != "identity" }
-        guard isDecoded ? !left.isEmpty : left.contains(where: Self.isDecodable) else { return nil }
+        let left = codings.dropFirst(codings.first.map(Self.isDecoded) == true ? 1 : 0)
+        guard left.contains(where: { !$0.isEmpty && $0 != "identity" }) else { return nil }
         self.codings = codings
     }
 
     /// Says how many codings the response named, not what they are: they are the server's text.
     var description: String {
-        "the body names \(codings.count) content codings, and the client decodes only the first"
+        "the body names \(codings.count) content coding(s), and the client decodes only a first gzip or deflate"
     }
 
-    /// Whether the client's decompressor decodes a coding that comes first.
-    private static func isDecodable(_ coding: String) -> Bool {
+    /// Whether the client's decompressor decodes a coding that comes first (it compares the name,
+    /// lowercased, exactly).
+    private static func isDecoded(_ coding: String) -> Bool {
         coding == "gzip" || coding == "deflate"
     }
 }

@@ -150,6 +150,43 @@ struct FaultTests {
         #expect(error?.code == .cannotDecodeContentData, "\(error?.localizedDescription ?? "")")
     }
 
+    /// A body in a coding the client does not decode (`br`, `zstd`, `x-gzip`, which the client
+    /// does not take for gzip, or one that no one knows) fails with `cannotDecodeContentData`: it
+    /// was handed over still encoded, as if it were the body.
+    @Test(arguments: [
+        "bomb?encoding=br&mb=1", "bomb?encoding=zstd&mb=1", "malformed?how=x-gzip", "malformed?how=unknown-encoding",
+    ])
+    func aBodyInACodingTheClientDoesNotDecodeIsCannotDecodeContentData(path: String) async throws {
+        let error = await #expect(throws: URLError.self) {
+            try await transport.send(try get(path))
+        }
+        #expect(error?.code == .cannotDecodeContentData, "\(path): \(error?.localizedDescription ?? "")")
+    }
+
+    /// An event stream in brotli, which the client's decompressor does not decode, fails with
+    /// `cannotDecodeContentData` however it is read: it ended with no events and no error.
+    @Test func aBrotliEventStreamIsCannotDecodeContentDataForEveryKindOfRead() async throws {
+        let proxy = WebServiceProxy(baseURL: try LiveServers.url(LiveServers.fault, "/"), transport: transport)
+        let arguments: [String: Any] = ["encoding": "br", "mb": 1, "type": "text/event-stream"]
+        let streamed = await #expect(throws: URLError.self) {
+            let events = try await proxy.stream(.get, path: "bomb", arguments: arguments, as: .serverSentEvents)
+            for try await event in events {
+                Issue.record("an event: \(event)")
+            }
+        }
+        let invoked = await #expect(throws: URLError.self) {
+            _ = try await proxy.invoke(.get, path: "bomb", arguments: arguments) { content, _ in content }
+        }
+        let directory = try TemporaryDirectory()
+        let downloaded = await #expect(throws: URLError.self) {
+            try await proxy.download(path: "bomb", arguments: arguments, to: directory.url.appendingPathComponent("e"))
+        }
+        for error in [streamed, invoked, downloaded] {
+            #expect(error?.code == .cannotDecodeContentData, "\(error?.localizedDescription ?? "no error")")
+        }
+        #expect(try directory.contents().isEmpty)
+    }
+
     /// A response with no body by definition (to a `HEAD`, a 204 or a 304, or a `Content-Length`
     /// of 0) whose headers name a content encoding, as a server's compression may label them:
     /// there is nothing to decompress, and `URLSession` returns it as it is.

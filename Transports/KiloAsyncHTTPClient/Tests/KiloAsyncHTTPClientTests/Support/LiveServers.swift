@@ -48,6 +48,29 @@ enum LiveServers {
         return try JSONDecoder().decode(Counted.self, from: response.body).count
     }
 
+    /// How the fault server's last recorded body under a key went (its `/transfer`).
+    struct Transfer: Decodable {
+        /// Whether the server has stopped writing it.
+        var done: Bool
+        /// Whether the client closed the connection before the server had written it all.
+        var closed: Bool?
+        /// How many bytes of body the server wrote.
+        var sent: Int?
+    }
+
+    /// How the fault server's last recorded body under `key` went, once the server has stopped
+    /// writing it (or as it stands after about 10 seconds).
+    static func faultTransfer(_ key: String) async throws -> Transfer {
+        let request = TransportRequest(method: .get, url: try url(fault, "transfer?key=\(key)"))
+        var transfer = Transfer(done: false)
+        for _ in 0..<200 {
+            transfer = try JSONDecoder().decode(Transfer.self, from: try await transport.send(request).body)
+            if transfer.done { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return transfer
+    }
+
     /// This process's resident set size in bytes, or `nil` where there is no `/proc`.
     static func residentMemory() -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
