@@ -49,10 +49,14 @@ extension WebServiceProxy {
     ) async throws -> T {
         guard !Task.isCancelled else { throw URLError(.cancelled) }
         let transport = transport
+        // A deadline or a cancellation returns before the exchange ends: its streamed body's
+        // temporary file is removed here too, so that none is left once the call returns.
+        let temporaryFile = Locked<URL?>(nil)
+        defer { temporaryFile.withLock { $0 }.map(Self.removeTemporaryFile) }
         let value: T
         do {
             value = try await Deadline.run(prepared.consumption.deadline) {
-                try await Self.exchange(prepared, with: transport, read: read)
+                try await Self.exchange(prepared, with: transport, writingBodyTo: temporaryFile, read: read)
             }
         } catch is CancellationError {
             throw URLError(.cancelled)
@@ -66,10 +70,12 @@ extension WebServiceProxy {
         return value
     }
 
-    /// Sends the request, its streamed body written to a file first, and reads the response.
+    /// Sends the request, its streamed body written to a file first (named in `temporaryFile`
+    /// until it is removed), and reads the response.
     private static func exchange<T>(
         _ prepared: PreparedRequest,
         with transport: any Transport,
+        writingBodyTo temporaryFile: Locked<URL?>,
         read: (TransportRequest, StreamedResponse) async throws -> T
     ) async throws -> T {
         var request = prepared.request
@@ -77,6 +83,7 @@ extension WebServiceProxy {
             return try await read(request, transport.stream(request, consuming: prepared.consumption))
         }
         let file = try await writeTemporaryBody(streamed)
+        temporaryFile.withLock { $0 = file }
         defer { removeTemporaryFile(file) }
         guard !Task.isCancelled else { throw URLError(.cancelled) }
         // Writing takes its time: a URL session invalidated meanwhile would trap on the task.
