@@ -84,8 +84,7 @@ extension WebServiceProxy {
     ) throws -> PreparedRequest {
         try Self.checkDestination(destination)
         var prepared = try makeRequest(method, path: path, arguments: arguments, content: nil, progress: progress)
-        prepared.request.responseBodyFile = destination
-        prepared.request.maximumBodySize = currentSettings.limits.maximumDownloadSize.map { Int(clamping: $0) }
+        prepared.consumption.destination = .file(destination, limit: prepared.limits.maximumDownloadSize)
         return prepared
     }
 
@@ -124,7 +123,7 @@ extension WebServiceProxy {
 
     /// Sends a download and returns the response's headers: the transport's reading of the body
     /// writes it beside the destination and renames it over the destination once it has all
-    /// arrived (see `TransportRequest.responseBodyFile`), so a failure leaves the destination as
+    /// arrived (see `ResponseConsumption.Destination.file(_:limit:)`), so a failure leaves the destination as
     /// it was; an error response's body is kept in the ``WebServiceError`` instead.
     private func sendDownload(_ prepared: PreparedRequest) async throws -> HTTPHeaders {
         try await send(prepared) { response in

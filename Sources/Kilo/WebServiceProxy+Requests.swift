@@ -19,8 +19,12 @@ extension WebServiceProxy {
     struct PreparedRequest: Sendable {
         var request: TransportRequest
         var streamedBody: StreamedMultipart?
-        /// The most bytes of the response that may wait for its reader (``Limits/maximumUnreadSize``).
-        var maximumUnreadSize: Int?
+        /// The proxy's limits when the request was made.
+        var limits: Limits
+        /// How the response is read: into memory within ``Limits/maximumBodySize`` unless a
+        /// download or a stream says otherwise, an error's first ``errorBodyLimit`` bytes, all by
+        /// ``Limits/deadline``.
+        var consumption: ResponseConsumption
     }
 
     /// A multipart body to stream from a temporary file.
@@ -95,15 +99,20 @@ extension WebServiceProxy {
             headers: headers,
             body: body,
             timeoutInterval: settings.timeoutInterval,
-            progress: progress.map(ProgressObserver.init),
-            maximumBodySize: settings.limits.maximumBodySize,
-            deadline: settings.limits.deadline
+            progress: progress.map(ProgressObserver.init)
         )
         try request.validate()
+        let consumption = ResponseConsumption.memory(
+            upTo: settings.limits.maximumBodySize,
+            errorBodyLimit: Self.errorBodyLimit,
+            deadline: settings.limits.deadline
+        )
+        try consumption.validate()
         return PreparedRequest(
             request: request,
             streamedBody: streamedBody,
-            maximumUnreadSize: settings.limits.maximumUnreadSize
+            limits: settings.limits,
+            consumption: consumption
         )
     }
 

@@ -26,18 +26,18 @@ extension WebServiceProxy {
     ///   transport's errors as they are; the file system's error if a streamed body cannot be
     ///   written.
     func response(to prepared: PreparedRequest) async throws -> TransportResponse {
-        try await exchange(prepared, collectsBody: prepared.request.responseBodyFile == nil) { request, response in
-            try await response.collect(for: request, errorBodyLimit: Self.errorBodyLimit)
+        let consumption = prepared.consumption
+        return try await exchange(prepared) { request, response in
+            try await response.collect(consumption, progress: request.progress, sent: request.bodySize)
         }
     }
 
-    /// Sends a request and reads its response with `read`, all by the request's `deadline`: the
-    /// one path of every request, whose body is collected (``response(to:)``) or streamed.
+    /// Sends a request and reads its response with `read`, all by its consumption's deadline:
+    /// the one path of every request, whose body is collected (``response(to:)``) or streamed,
+    /// as ``PreparedRequest/consumption`` says, which the transport is told.
     ///
     /// - Parameters:
     ///   - prepared: The request to send.
-    ///   - collectsBody: Whether `read` collects the whole body before anything else reads it,
-    ///     so that a retrying transport may read it first (`TransportRequest.collectsBody`).
     ///   - read: Reads the response to the request as sent (a streamed body's file in place).
     /// - Returns: What `read` returns.
     /// - Throws: `URLError(.cancelled)` on cancellation; `LimitError` past the deadline; what
@@ -45,59 +45,51 @@ extension WebServiceProxy {
     ///   written.
     func exchange<T: Sendable>(
         _ prepared: PreparedRequest,
-        collectsBody: Bool,
         read: @escaping @Sendable (TransportRequest, StreamedResponse) async throws -> T
     ) async throws -> T {
         guard !Task.isCancelled else { throw URLError(.cancelled) }
         let transport = transport
+        // A deadline or a cancellation returns before the exchange ends: its streamed body's
+        // temporary file is removed here too, so that none is left once the call returns.
+        let temporaryFile = Locked<URL?>(nil)
+        defer { temporaryFile.withLock { $0 }.map(Self.removeTemporaryFile) }
         let value: T
         do {
-            value = try await Deadline.run(prepared.request.deadline) {
-                try await Self.exchange(prepared, with: transport, collectsBody: collectsBody, read: read)
+            value = try await Deadline.run(prepared.consumption.deadline) {
+                try await Self.exchange(prepared, with: transport, writingBodyTo: temporaryFile, read: read)
             }
         } catch is CancellationError {
             throw URLError(.cancelled)
         }
         // A download has replaced its file by now: a cancellation that comes after that cannot
         // undo it, and does not hide it.
-        guard !Task.isCancelled || prepared.request.responseBodyFile != nil else { throw URLError(.cancelled) }
+        if case .file = prepared.consumption.destination {
+            return value
+        }
+        guard !Task.isCancelled else { throw URLError(.cancelled) }
         return value
     }
 
-    /// Sends the request, its streamed body written to a file first, and reads the response.
+    /// Sends the request, its streamed body written to a file first (named in `temporaryFile`
+    /// until it is removed), and reads the response.
     private static func exchange<T>(
         _ prepared: PreparedRequest,
         with transport: any Transport,
-        collectsBody: Bool,
+        writingBodyTo temporaryFile: Locked<URL?>,
         read: (TransportRequest, StreamedResponse) async throws -> T
     ) async throws -> T {
         var request = prepared.request
-        let unread = prepared.maximumUnreadSize
         guard let streamed = prepared.streamedBody else {
-            return try await read(request, stream(request, with: transport, collectsBody: collectsBody, unread: unread))
+            return try await read(request, transport.stream(request, consuming: prepared.consumption))
         }
         let file = try await writeTemporaryBody(streamed)
+        temporaryFile.withLock { $0 = file }
         defer { removeTemporaryFile(file) }
         guard !Task.isCancelled else { throw URLError(.cancelled) }
         // Writing takes its time: a URL session invalidated meanwhile would trap on the task.
         guard !transport.sendsWithInvalidatedSession else { throw URLError.sessionInvalidated }
         request.body = .file(file)
-        return try await read(request, stream(request, with: transport, collectsBody: collectsBody, unread: unread))
-    }
-
-    /// Sends `request` and returns its response as soon as its head arrives, with at most
-    /// `unread` bytes of its body to wait for the reader.
-    private static func stream(
-        _ request: TransportRequest,
-        with transport: any Transport,
-        collectsBody: Bool,
-        unread: Int?
-    ) async throws -> StreamedResponse {
-        let response = try await TransportRequest.$collectsBody.withValue(collectsBody) {
-            try await transport.stream(request)
-        }
-        response.body.buffer.limitUnread(to: unread)
-        return response
+        return try await read(request, transport.stream(request, consuming: prepared.consumption))
     }
 
     /// Starts a callback-style request: a thin layer over the async path. It builds the request

@@ -99,6 +99,9 @@ extension WebServiceProxy {
         -> ResponseStream<Element>
     {
         let settings = currentSettings
+        var streaming = prepared
+        streaming.consumption.destination = .stream(maximumUnread: prepared.limits.maximumUnreadSize)
+        let prepared = streaming
         let response = try await openStream(prepared, requiring: format.requiredMediaType)
         let reopen: @Sendable (String) async throws -> ResponseBody? = { [self] lastEventID in
             var again = prepared
@@ -116,8 +119,8 @@ extension WebServiceProxy {
             response,
             format: format,
             makeDecoder: settings.makeJSONDecoder ?? JSONCoding.makeDecoder,
-            maximumElementSize: settings.limits.maximumElementSize ?? Int.max,
-            deadline: prepared.request.deadline,
+            maximumElementSize: prepared.limits.maximumElementSize ?? Int.max,
+            deadline: prepared.consumption.deadline,
             reopen: reopen
         )
     }
@@ -139,17 +142,18 @@ extension WebServiceProxy {
     ///
     /// - Throws: ``WebServiceError`` for another status, with the first ``errorBodyLimit`` bytes
     ///   of its body; ``UnexpectedContentTypeError`` for another type, with the start of its
-    ///   body; the errors of ``exchange(_:collectsBody:read:)``.
+    ///   body; the errors of ``exchange(_:read:)``.
     private func openStream(_ prepared: PreparedRequest, requiring requiredMediaType: String?) async throws
         -> StreamedResponse
     {
         let started = DispatchTime.now().uptimeNanoseconds
         // A streamed multipart body's temporary file is removed once the head has arrived: the
         // transport has it open by then, and an open file can still be read once removed.
-        let response = try await exchange(prepared, collectsBody: false) { _, response in
+        let consumption = prepared.consumption
+        let response = try await exchange(prepared) { _, response in
             guard response.isSuccess else {
-                let body = try await response.body.prefix(Self.errorBodyLimit)
-                throw WebServiceError(statusCode: response.statusCode, headers: response.headers, body: body)
+                let error = try await response.collect(consumption, progress: nil, sent: nil)
+                throw WebServiceError(statusCode: error.statusCode, headers: error.headers, body: error.body)
             }
             if let requiredMediaType, response.statusCode != 204,
                 !UnexpectedContentTypeError.matches(response.headers["Content-Type"], expected: requiredMediaType)
@@ -163,7 +167,7 @@ extension WebServiceProxy {
             }
             return response
         }
-        if let deadline = prepared.request.deadline {
+        if let deadline = prepared.consumption.deadline {
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000_000
             response.body.buffer.expire(after: max(deadline - elapsed, 0))
         }

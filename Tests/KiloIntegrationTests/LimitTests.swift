@@ -51,7 +51,7 @@ struct LimitTests {
         let transport = try FaultServer.proxy().transport
         try await dripUntilTheServerSeesIt("drip-transport") { key in
             let url = try #require(URL(string: "drip?interval=1&key=\(key)", relativeTo: FaultServer.url)?.absoluteURL)
-            _ = try await transport.send(TransportRequest(method: .get, url: url, timeoutInterval: 5, deadline: 3))
+            _ = try await transport.send(TransportRequest(method: .get, url: url, timeoutInterval: 5), consuming: .memory(deadline: 3))
         }
     }
 

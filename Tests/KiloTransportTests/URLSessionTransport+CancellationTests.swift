@@ -59,14 +59,13 @@ struct URLSessionTransportCancellationTests {
             method: .post,
             url: try #require(URL(string: "echo?key=\(key)", relativeTo: baseURL)),
             body: .data(Data("order=1".utf8)),
-            progress: withProgress ? ProgressObserver { _ in } : nil,
-            deadline: deadline
+            progress: withProgress ? ProgressObserver { _ in } : nil
         )
         let transport = self.transport(ownSession: ownSession)
         for _ in 0..<20 {
             let task = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
-                return try await transport.send(request)
+                return try await transport.send(request, consuming: .memory(deadline: deadline))
             }
             let error = await #expect(throws: URLError.self) { try await task.value }
             #expect(error?.code == .cancelled)

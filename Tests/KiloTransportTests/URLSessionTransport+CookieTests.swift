@@ -74,10 +74,12 @@ struct URLSessionTransportCookieTests {
         let request = TransportRequest(
             method: .get,
             url: url,
-            responseBodyFile: receiving == .toFile ? file : nil,
             progress: receiving == .withProgress ? ProgressObserver { _ in } : nil
         )
-        let response = try await transport(mode).send(request)
+        let response = try await transport(mode).send(
+                request,
+                consuming: receiving == .toFile ? .file(file) : .memory()
+            )
         #expect(response.statusCode == 200)
         let body = receiving == .toFile ? try Data(contentsOf: file) : response.body
         #expect(try JSONDecoder().decode(Cookies.self, from: body).cookies[name] == "1")

@@ -17,15 +17,16 @@ struct URLSessionTransportDownloadTests {
     private let baseURL: URL
     private let directory: URL
 
-    /// A download of the fault server's `path` to `body.part` in the test's directory.
+    /// A request for the fault server's `path`.
     private func download(_ path: String, progress: ProgressObserver? = nil) throws -> TransportRequest {
-        TransportRequest(
-            method: .get,
-            url: try #require(URL(string: path, relativeTo: baseURL)),
-            responseBodyFile: directory.appendingPathComponent("body.part"),
-            progress: progress
-        )
+        TransportRequest(method: .get, url: try #require(URL(string: path, relativeTo: baseURL)), progress: progress)
     }
+
+    /// Where a download goes: `body.part` in the test's directory.
+    private var file: URL { directory.appendingPathComponent("body.part") }
+
+    /// Reading a response into ``file``.
+    private var toFile: ResponseConsumption { .file(file) }
 
     init() throws {
         baseURL = try LoopbackServer.fault.baseURL()
@@ -63,7 +64,7 @@ struct URLSessionTransportDownloadTests {
         }
         let request = try download("stall?kb=2048", progress: progress)
         let transport = Self.transport
-        let task = Task { try await transport.send(request) }
+        let task = Task { try await transport.send(request, consuming: toFile) }
         running.withLock { $0 = task }
         if sizeAtOneMiB.withLock({ $0 }) != nil {
             task.cancel()  // the report came before the task was stored
@@ -85,9 +86,8 @@ struct URLSessionTransportDownloadTests {
         var request = try download("stall?kb=1024")
         request.method = .post
         request.body = .file(upload)
-        let file = try #require(request.responseBodyFile)
         let transport = Self.transport
-        let task = Task { try await transport.send(request) }
+        let task = Task { try await transport.send(request, consuming: toFile) }
         var size: Int64 = 0
         let deadline = ContinuousClock.now + .seconds(40)  // only a failing test waits this long
         while size < (1 << 20) + 1000, ContinuousClock.now < deadline {
@@ -107,7 +107,7 @@ struct URLSessionTransportDownloadTests {
         defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
         let mark = "kilo-partial-body-\(UUID().uuidString)"
         let request = try download("drop?mark=\(mark)")
-        await #expect(throws: URLError.self) { try await Self.transport.send(request) }
+        await #expect(throws: URLError.self) { try await Self.transport.send(request, consuming: toFile) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
         let temporary = FileManager.default.temporaryDirectory
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { name in
@@ -123,9 +123,8 @@ struct URLSessionTransportDownloadTests {
         defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
         var request = try download("echo")
         request.method = .post
-        let file = try #require(request.responseBodyFile)
         try Data("stale contents".utf8).write(to: file)
-        let response = try await Self.transport.send(request)
+        let response = try await Self.transport.send(request, consuming: toFile)
         #expect(response.statusCode == 200)
         let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber
         #expect(size?.intValue == 0)
@@ -140,12 +139,9 @@ struct URLSessionTransportDownloadTests {
         defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
         let reports = Locked<[TransferProgress]>([])
         let progress = ProgressObserver { progress in reports.withLock { $0.append(progress) } }
-        var request = try download("gzip-records?n=50000", progress: progress)
-        if !toFile {
-            request.responseBodyFile = nil
-        }
-        let response = try await Self.transport.send(request)
-        let size = try toFile ? Data(contentsOf: try #require(request.responseBodyFile)).count : response.body.count
+        let request = try download("gzip-records?n=50000", progress: progress)
+        let response = try await Self.transport.send(request, consuming: toFile ? self.toFile : .memory())
+        let size = try toFile ? Data(contentsOf: file).count : response.body.count
         #expect(size > 5_000_000)
         let all = reports.withLock { $0 }
         #expect(all.count > 2, "the body came in too few chunks to tell")
@@ -160,10 +156,9 @@ struct URLSessionTransportDownloadTests {
     @Test func aWholeDownloadIsInItsFile() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }  // Test clean-up only.
         let request = try download("huge?mb=3")
-        let response = try await Self.transport.send(request)
+        let response = try await Self.transport.send(request, consuming: toFile)
         #expect(response.statusCode == 200)
         #expect(response.body.isEmpty)
-        let file = try #require(request.responseBodyFile)
         let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber
         #expect(size?.int64Value == 3 << 20)
     }

@@ -291,10 +291,12 @@ struct URLSessionTransportTests {
                 method: .get,
                 url: try url("redirect-to?\(query)"),
                 headers: headers,
-                responseBodyFile: receiving == .toFile ? file : nil,
-                progress: receiving == .withProgress ? ProgressObserver { _ in } : nil
+                    progress: receiving == .withProgress ? ProgressObserver { _ in } : nil
             )
-            let response = try await transport(mode).send(request)
+            let response = try await transport(mode).send(
+                request,
+                consuming: receiving == .toFile ? .file(file) : .memory()
+            )
             #expect(response.statusCode == 200)
             struct Headers: Decodable { var headers: [String: String] }
             let body = receiving == .toFile ? try Data(contentsOf: file) : response.body

@@ -47,24 +47,49 @@ extension BodyBuffer {
         }
     }
 
+    /// Sets the limits `consumption` puts on the body of a response whose status is a success or
+    /// not, as soon as its head has arrived: the limits that reading it as `consumption` says
+    /// sets again, set before anything reads it, so that a producer that cannot pause is stopped
+    /// at them however far ahead of the reader it runs.
+    ///
+    /// - Parameters:
+    ///   - consumption: How the response is read.
+    ///   - isSuccess: Whether its status is in the 2xx range.
+    package func apply(_ consumption: ResponseConsumption, isSuccess: Bool) {
+        if !isSuccess, let errorBodyLimit = consumption.errorBodyLimit {
+            limitUnread(to: nil)  // the prefix bounds it
+            limit(to: errorBodyLimit, failingWith: nil)
+            return
+        }
+        switch consumption.destination {
+        case .memory(let bytes):
+            limitUnread(to: nil)  // read as it comes, within its own limit
+            if let bytes {
+                limit(to: bytes, failingWith: LimitError.bodyTooLarge(limit: bytes))
+            }
+        case .file(_, let bytes):
+            limitUnread(to: nil)  // what waits for the file is on disk either way
+            if let bytes {
+                limit(to: Int(clamping: bytes), failingWith: LimitError.fileTooLarge(limit: bytes))
+            }
+        case .stream(let maximumUnread):
+            limitUnread(to: maximumUnread)
+        }
+    }
+
     /// Fails the body with ``LimitError/deadlineExceeded(after:)`` once `seconds` have passed,
     /// unless the reader has had all of it by then; `nil` sets no deadline.
     package func expire(after seconds: TimeInterval?) {
         guard let seconds else { return }
-        let timer = Task { [weak self] in
-            do {
-                try await Task.sleep(nanoseconds: Deadline.nanoseconds(seconds))
-            } catch {
-                return  // cancelled: the body ended first
-            }
+        let scheduled = Deadline.schedule(after: seconds) { [weak self] in
             self?.cancel(with: LimitError.deadlineExceeded(after: seconds))
         }
         let ended = state.withLock { state in
-            state.deadline = timer
+            state.deadline = scheduled
             return state.isSettled
         }
         if ended {
-            timer.cancel()
+            Deadline.cancel(scheduled)
         }
     }
 }

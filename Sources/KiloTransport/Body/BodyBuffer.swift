@@ -69,7 +69,7 @@ package final class BodyBuffer: Sendable {
         var producer: Producer?
         var isCancelled = false
         /// Fails the body at its deadline; cancelled once the reader can get nothing but the end.
-        var deadline: Task<Void, Never>?
+        var deadline: UInt64?
         /// The bytes the producer has appended so far, read or not.
         var received = 0
         /// The most bytes that may wait unread, in memory and on disk, for a producer that
@@ -92,8 +92,10 @@ package final class BodyBuffer: Sendable {
 
         /// Stops the deadline: the body is settled.
         mutating func endDeadline() {
-            deadline?.cancel()
-            deadline = nil
+            if let deadline {
+                Deadline.cancel(deadline)
+                self.deadline = nil
+            }
         }
 
         /// The next chunk that waits, if any; the deadline ends with the last one of a body that

@@ -112,6 +112,19 @@ package enum Deadline {
         }
     }
 
+    /// Calls `expire` once `seconds` have passed, on the timer every deadline shares, unless
+    /// ``cancel(_:)`` comes first: a deadline that holds nothing, not even a task.
+    ///
+    /// - Returns: What ``cancel(_:)`` takes.
+    package static func schedule(after seconds: TimeInterval, _ expire: @escaping @Sendable () -> Void) -> UInt64 {
+        Timer.shared.add(at: DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds(seconds))), expire)
+    }
+
+    /// Cancels a deadline that ``schedule(after:_:)`` set; nothing for one that has passed.
+    package static func cancel(_ scheduled: UInt64) {
+        Timer.shared.remove(scheduled)
+    }
+
     /// `seconds` in nanoseconds, within what a sleep can count.
     package static func nanoseconds(_ seconds: TimeInterval) -> UInt64 {
         UInt64(max(0, min(seconds, TransportRequest.longestTimeout)) * 1_000_000_000)

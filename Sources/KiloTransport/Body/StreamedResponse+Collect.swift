@@ -1,21 +1,26 @@
 import Foundation
 
 extension StreamedResponse {
-    /// Reads the body to its end for `request`: into memory, or into its
-    /// ``TransportRequest/responseBodyFile``, up to its ``TransportRequest/maximumBodySize``,
-    /// reporting progress to its observer as chunks arrive.
+    /// Reads the body to its end as `consumption` says: for a status outside 2xx with an error
+    /// body limit, that many bytes into memory; otherwise into memory or into a file, within its
+    /// limit (a stream's, which has none, into memory), reporting progress as chunks arrive.
+    ///
+    /// The one function that collects a body: ``Transport/send(_:consuming:)`` and every request
+    /// of `WebServiceProxy` read with it.
     ///
     /// - Parameters:
-    ///   - request: The request the response answers.
-    ///   - errorBodyLimit: For a status outside 2xx, the most bytes of the body to keep in memory
-    ///     (the rest is not read, and the transfer is cancelled), whatever the request's file or
-    ///     limit; `nil` treats every status alike.
-    /// - Returns: The response with its body, or with an empty body when it went to the file.
-    /// - Throws: The transfer's error, ``LimitError`` past the limit (the transfer is cancelled
-    ///   at once, and a partial file removed), or the file system's error.
-    package func collect(for request: TransportRequest, errorBodyLimit: Int? = nil) async throws -> TransportResponse {
-        let progress = request.progress
-        if let errorBodyLimit, !isSuccess {
+    ///   - consumption: How to read the body.
+    ///   - progress: Receives the bytes read so far.
+    ///   - sent: The size of the request's body, reported as sent once the response is read.
+    /// - Returns: The response with its body, or with an empty body when it went to a file.
+    /// - Throws: The transfer's error, ``LimitError`` past a limit (the transfer is cancelled at
+    ///   once, and a partial file removed), or the file system's error.
+    package func collect(
+        _ consumption: ResponseConsumption,
+        progress: ProgressObserver?,
+        sent: Int64?
+    ) async throws -> TransportResponse {
+        if let errorBodyLimit = consumption.errorBodyLimit, !isSuccess {
             let prefix = try await body.prefix(errorBodyLimit)
             progress?.reportReceived(Int64(prefix.count), of: Int64(prefix.count))
             return collected(prefix)
@@ -23,20 +28,20 @@ extension StreamedResponse {
         let expected = expectedBodySize
         let received: Int64
         let response: TransportResponse
-        if let file = request.responseBodyFile {
-            received = try await body.write(
-                to: file,
-                upTo: request.maximumBodySize.map(Int64.init),
-                expected: expected,
-                progress: progress
-            )
+        switch consumption.destination {
+        case .file(let file, let limit):
+            received = try await body.write(to: file, upTo: limit, expected: expected, progress: progress)
             response = collected(Data())
-        } else {
-            let data = try await body.collect(upTo: request.maximumBodySize, expected: expected, progress: progress)
+        case .memory(let limit):
+            let data = try await body.collect(upTo: limit, expected: expected, progress: progress)
+            received = Int64(data.count)
+            response = collected(data)
+        case .stream:
+            let data = try await body.collect(upTo: nil, expected: expected, progress: progress)
             received = Int64(data.count)
             response = collected(data)
         }
-        if let sent = request.bodySize {
+        if let sent {
             progress?.reportSent(sent, of: sent)
         }
         progress?.reportReceived(received, of: received)
@@ -101,8 +106,7 @@ extension ResponseBody {
 
     /// Writes the body to `file`, replacing any file there only once the whole body has arrived:
     /// it is written beside `file` under a name of its own first, then renamed over it, so that
-    /// a failure leaves `file` as it was and nothing else behind. What waits for the writer is not
-    /// bounded by `BodyBuffer/limitUnread(to:)`: it is on disk either way.
+    /// a failure leaves `file` as it was and nothing else behind.
     ///
     /// - Parameters:
     ///   - file: The file to write.
@@ -120,8 +124,6 @@ extension ResponseBody {
         progress: ProgressObserver?
     ) async throws -> Int64 {
         let partial = file.deletingLastPathComponent().appendingPathComponent(Self.partialName(for: file))
-        // What waits for the writer would go to disk anyway: the file's own limit bounds both.
-        buffer.limitUnread(to: nil)
         if let limit {
             buffer.limit(to: Int(clamping: limit), failingWith: LimitError.fileTooLarge(limit: limit))
         }

@@ -5,9 +5,9 @@ import Foundation
 ///
 /// A retry never follows body bytes already delivered. For a request whose body is read as it
 /// arrives, a policy decides before any of a success's body is read: it sees a 2xx response with
-/// an empty body. For one whose body is collected whole (`TransportRequest.collectsBody`), the
-/// body is read first, up to the request's `maximumBodySize`, so that a connection lost
-/// mid-body can be retried. The body of any other status is read first, up to
+/// an empty body. For one whose body is collected whole in memory
+/// (``ResponseConsumption/collectsInMemory``), the body is read first, within its limit, so that
+/// a connection lost mid-body can be retried. The body of any other status is read first, up to
 /// ``errorBodyLimit`` bytes, so that a policy can look into an error (a token refresh after a
 /// 401, say); the response returned then holds what was read.
 package struct Attempt: Sendable {
@@ -19,17 +19,18 @@ package struct Attempt: Sendable {
     /// What the decorator returns if the attempt stands.
     package let response: Result<StreamedResponse, any Error>
 
-    /// Makes an attempt, and reads the body of a response outside 2xx for the policy, reporting
-    /// it as received to `progress`.
+    /// Makes an attempt of a request to be read as `consumption` says, and reads the body of a
+    /// response outside 2xx for the policy, reporting it as received to the request's progress.
     package init(
         _ attempt: @autoclosure () async throws -> StreamedResponse,
-        for request: TransportRequest
+        for request: TransportRequest,
+        consuming consumption: ResponseConsumption
     ) async {
         let progress = request.progress
         do {
             let streamed = try await attempt()
-            if streamed.isSuccess, TransportRequest.collectsBody {
-                let body = try await streamed.body.collect(upTo: request.maximumBodySize)
+            if streamed.isSuccess, case .memory(let limit) = consumption.destination {
+                let body = try await streamed.body.collect(upTo: limit)
                 let whole = streamed.collected(body)
                 outcome = .success(whole)
                 response = .success(StreamedResponse(whole))

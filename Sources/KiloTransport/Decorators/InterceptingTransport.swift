@@ -34,6 +34,21 @@ public struct InterceptingTransport: Transport {
     /// - Returns: The last attempt's response.
     /// - Throws: What ``RequestInterceptor/adapt(_:)`` throws, or the last attempt's error.
     public func stream(_ request: TransportRequest) async throws -> StreamedResponse {
+        try await stream(request, consuming: .stream())
+    }
+
+    /// Adapts and sends a request to be read as `consumption` says, as ``stream(_:)`` does,
+    /// except that a success whose body is collected in memory is read before the interceptor
+    /// judges it.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - consumption: How the response will be read.
+    /// - Returns: The last attempt's response.
+    /// - Throws: What ``RequestInterceptor/adapt(_:)`` throws, or the last attempt's error.
+    public func stream(_ request: TransportRequest, consuming consumption: ResponseConsumption) async throws
+        -> StreamedResponse
+    {
         var attempt = 1
         var last: Attempt?
         while true {
@@ -48,7 +63,11 @@ public struct InterceptingTransport: Transport {
                 }
                 last.discard()
             }
-            let attempted = await Attempt(try await transport.stream(adapted), for: adapted)
+            let attempted = await Attempt(
+                try await transport.stream(adapted, consuming: consumption),
+                for: adapted,
+                consuming: consumption
+            )
             let outcome = attempted.outcome
             // Cancellation is checked again after `shouldRetry`, which may take its time (a token
             // refresh): a task cancelled meanwhile sends nothing more.

@@ -52,12 +52,31 @@ public struct RetryingTransport: Transport {
     /// - Returns: The last attempt's response.
     /// - Throws: The last attempt's error, or `CancellationError` if cancelled while waiting.
     public func stream(_ request: TransportRequest) async throws -> StreamedResponse {
+        try await stream(request, consuming: .stream())
+    }
+
+    /// Sends a request to be read as `consumption` says, and again while the policy says so: as
+    /// ``stream(_:)``, except that a success whose body is collected in memory is read first,
+    /// so that a connection lost mid-body can be retried.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - consumption: How the response will be read.
+    /// - Returns: The last attempt's response.
+    /// - Throws: The last attempt's error, or `CancellationError` if cancelled while waiting.
+    public func stream(_ request: TransportRequest, consuming consumption: ResponseConsumption) async throws
+        -> StreamedResponse
+    {
         var attempt = 1
         while true {
             if attempt > 1 {
                 request.progress?.restart()
             }
-            let attempted = await Attempt(try await transport.stream(request), for: request)
+            let attempted = await Attempt(
+                try await transport.stream(request, consuming: consumption),
+                for: request,
+                consuming: consumption
+            )
             let outcome = attempted.outcome
             guard !Task.isCancelled,
                 let delay = policy.delay(before: request, isSentAgainAfter: outcome, attempt: attempt, jitter: random())

@@ -25,23 +25,8 @@ public struct TransportRequest: Sendable, Hashable {
     /// included, means no limit in practice (Linux's URLSession traps on one it cannot count in
     /// milliseconds).
     public static let longestTimeout: TimeInterval = 1_000_000_000
-    /// A file that ``Transport/send(_:)`` writes the response body to as it arrives, replacing
-    /// any file there, instead of returning it in ``TransportResponse/body``; `nil` keeps the
-    /// body in memory.
-    ///
-    /// The body is written beside the file first and renamed over it once it has all arrived:
-    /// a transfer that fails leaves the file as it was.
-    public var responseBodyFile: URL?
     /// Receives the transfer's progress, if anyone is interested.
     public var progress: ProgressObserver?
-    /// The most bytes of body that ``Transport/send(_:)`` collects in memory or writes to the
-    /// ``responseBodyFile``, counted after any content decoding, or `nil` for no limit. Past it
-    /// the transfer is cancelled at once and ``LimitError`` is thrown.
-    public var maximumBodySize: Int?
-    /// The most seconds ``Transport/send(_:)`` may take, response body included, or `nil` for no
-    /// limit; unlike ``timeoutInterval``, data arriving does not extend it.
-    public var deadline: TimeInterval?
-
     /// Creates a request.
     ///
     /// - Parameters:
@@ -50,30 +35,21 @@ public struct TransportRequest: Sendable, Hashable {
     ///   - headers: The header fields.
     ///   - body: The body, if any.
     ///   - timeoutInterval: The idle timeout, or `nil` for the transport's default.
-    ///   - responseBodyFile: A file to stream the response body to, or `nil` to keep it in memory.
     ///   - progress: Receives the transfer's progress.
-    ///   - maximumBodySize: The most bytes of body to collect, or `nil` for no limit.
-    ///   - deadline: The most seconds the whole exchange may take, or `nil` for no limit.
     public init(
         method: HTTPMethod,
         url: URL,
         headers: HTTPHeaders = [:],
         body: Body? = nil,
         timeoutInterval: TimeInterval? = nil,
-        responseBodyFile: URL? = nil,
-        progress: ProgressObserver? = nil,
-        maximumBodySize: Int? = nil,
-        deadline: TimeInterval? = nil
+        progress: ProgressObserver? = nil
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeoutInterval = timeoutInterval
-        self.responseBodyFile = responseBodyFile
         self.progress = progress
-        self.maximumBodySize = maximumBodySize
-        self.deadline = deadline
     }
 
     /// The size of the body in bytes, or `nil` when there is no body or a file body's size cannot
@@ -175,7 +151,7 @@ public struct TransportRequest: Sendable, Hashable {
     /// - Throws: ``RequestError/invalidMethod(_:)`` for a method that is not an RFC 9110 token,
     ///   ``RequestError/invalidHeaderName(_:)`` or ``RequestError/invalidHeaderValue(_:)`` for a
     ///   header that cannot be sent (see ``HTTPHeaders/validate()``), and
-    ///   ``RequestError/invalidTimeout(_:)`` for a timeout or deadline that is zero, negative or NaN, and
+    ///   ``RequestError/invalidTimeout(_:)`` for a timeout that is zero, negative or NaN, and
     ///   ``RequestError/bodyNotAllowed(_:)`` for a `GET` or `HEAD` with a body (a file, or data
     ///   that is not empty), which `URLSession` refuses or leaves out.
     public func validate() throws {
@@ -185,9 +161,6 @@ public struct TransportRequest: Sendable, Hashable {
         try headers.validate()
         if let timeoutInterval, !(timeoutInterval > 0) {
             throw RequestError.invalidTimeout(timeoutInterval)
-        }
-        if let deadline, !(deadline > 0) {
-            throw RequestError.invalidTimeout(deadline)
         }
         if hasContent, method == .get || method == .head {
             throw RequestError.bodyNotAllowed(method.rawValue)
@@ -202,12 +175,4 @@ public struct TransportRequest: Sendable, Hashable {
         case nil: false
         }
     }
-}
-
-extension TransportRequest {
-    /// Whether the request being sent in this task will have its response body collected whole
-    /// before anything reads it, as ``Transport/send(_:)`` collects it: a decorating transport
-    /// may then read the body before it judges an attempt, and retry one whose body failed (see
-    /// `Attempt`). A task-local value, so that it is not part of the request's identity.
-    @TaskLocal package static var collectsBody = false
 }

@@ -17,6 +17,8 @@ import Foundation
 /// and written only under `lock`.
 final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     let request: TransportRequest
+    /// How the response will be read: its limits go on the body as the head arrives.
+    let consumption: ResponseConsumption
     let transport: URLSessionTransport
     let body: BodyBuffer
     /// The size of a file body when the request started: its `Content-Length`.
@@ -32,8 +34,14 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// challenge is answered, where the platform reports it first (see ``TransferPlatform``).
     var challenged: (response: HTTPURLResponse, body: Data)?
 
-    init(_ request: TransportRequest, sending urlRequest: URLRequest, with transport: URLSessionTransport) {
+    init(
+        _ request: TransportRequest,
+        sending urlRequest: URLRequest,
+        consuming consumption: ResponseConsumption,
+        with transport: URLSessionTransport
+    ) {
         self.request = request
+        self.consumption = consumption
         self.transport = transport
         self.currentRequest = urlRequest
         self.body = BodyBuffer(policy: transport.bodyPolicy)
@@ -141,6 +149,8 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
             Self.cancelAsynchronously(dataTask)
             return
         }
+        // Before any of the body arrives, which may be before the head reaches the caller.
+        body.apply(consumption, isSuccess: (200..<300).contains(head.statusCode))
         guard !transferPlatform.deliversAfterStoringCookies(of: head, in: self) else { return }
         deliver(head)
     }
@@ -180,6 +190,7 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
                     failWaitingCaller(URLError(.badServerResponse))  // as when delivered at once
                     return
                 }
+                body.apply(consumption, isSuccess: (200..<300).contains(response.statusCode))
                 body.append(data)
                 body.finish()
                 guard !transferPlatform.deliversAfterStoringCookies(of: response, in: self) else { return }

@@ -132,12 +132,32 @@ public struct URLSessionTransport: Transport {
     ///   missing, unreadable or not a regular file (nothing is sent), or the `URLError` the
     ///   session reports.
     public func stream(_ request: TransportRequest) async throws -> StreamedResponse {
+        try await stream(request, consuming: .stream())
+    }
+
+    /// Sends a request to be read as `consumption` says, and returns its response as soon as its
+    /// status and headers arrive, with the limits of `consumption` set on its body before any of
+    /// it arrives.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - consumption: How the response will be read.
+    /// - Returns: The response, whatever its status code, its body still arriving.
+    /// - Throws: What ``stream(_:)`` throws.
+    public func stream(_ request: TransportRequest, consuming consumption: ResponseConsumption) async throws
+        -> StreamedResponse
+    {
         try request.validate()
         try request.checkFileBody()
         if let backgroundIdentifier {
             throw RequestError.backgroundSession(backgroundIdentifier)
         }
-        let transfer = SessionTransfer(request, sending: makeURLRequest(for: request), with: self)
+        let transfer = SessionTransfer(
+            request,
+            sending: makeURLRequest(for: request),
+            consuming: consumption,
+            with: self
+        )
         return try await withTaskCancellationHandler {
             try await transfer.run()
         } onCancel: {
