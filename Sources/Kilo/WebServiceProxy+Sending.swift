@@ -13,9 +13,10 @@ extension WebServiceProxy {
     /// Sends a request and returns its whole response: the path of every `invoke`, async or
     /// with a callback, and of downloads.
     ///
-    /// The body is read from the transport's stream within the request's limits: an error
-    /// response's first ``errorBodyLimit`` bytes, a success's up to its `maximumBodySize` (or
-    /// into its `responseBodyFile`), all by its `deadline`. A streamed multipart body is written
+    /// The body is read from the transport's stream as the request's consumption says: an error
+    /// response's first ``errorBodyLimit`` bytes, a success's into memory up to its
+    /// `maximumBodySize` (or a download's into its file), all by its `deadline`. A streamed
+    /// multipart body is written
     /// to a temporary file first, removed when the request ends, however it ends. Cancellation,
     /// whenever it comes before the response is returned, surfaces as `URLError(.cancelled)`, as
     /// it does from `URLSession`, even with a transport that ignores it.

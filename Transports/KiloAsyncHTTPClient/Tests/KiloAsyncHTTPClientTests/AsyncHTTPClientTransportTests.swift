@@ -210,9 +210,9 @@ struct AsyncHTTPClientTransportTests {
             TransportRequest(
                 method: .get,
                 url: try LiveServers.url(LiveServers.fault, "gzip-records?n=50000"),
-                responseBodyFile: toFile ? file : nil,
                 progress: ProgressObserver { progress in reports.withLock { $0.append(progress) } }
-            )
+            ),
+            consuming: toFile ? .file(file) : .memory()
         )
         #expect(response.statusCode == 200)
         let size = toFile ? try Data(contentsOf: file).count : response.body.count
@@ -245,9 +245,9 @@ struct AsyncHTTPClientTransportTests {
             TransportRequest(
                 method: .get,
                 url: try LiveServers.url(LiveServers.sample, "bytes?n=\(size)"),
-                responseBodyFile: destination,
                 progress: ProgressObserver { progress in reports.withLock { $0.append(progress) } }
-            )
+            ),
+            consuming: .file(destination)
         )
         #expect(response.statusCode == 200)
         #expect(response.body.isEmpty)
@@ -269,10 +269,11 @@ struct AsyncHTTPClientTransportTests {
         let destination = directory.url.appendingPathComponent("missing/download.bin")
         let request = TransportRequest(
             method: .get,
-            url: try LiveServers.url(LiveServers.sample, "bytes?n=10"),
-            responseBodyFile: destination
+            url: try LiveServers.url(LiveServers.sample, "bytes?n=10")
         )
-        let error = await #expect(throws: CocoaError.self) { try await transport.send(request) }
+        let error = await #expect(throws: CocoaError.self) {
+            try await transport.send(request, consuming: .file(destination))
+        }
         #expect(error?.code == .fileNoSuchFile, "\(String(describing: error))")
         #expect(try directory.contents() == [])
     }
@@ -283,9 +284,9 @@ struct AsyncHTTPClientTransportTests {
         let response = try await transport.send(
             TransportRequest(
                 method: .get,
-                url: try LiveServers.url(LiveServers.sample, "error"),
-                responseBodyFile: destination
-            )
+                url: try LiveServers.url(LiveServers.sample, "error")
+            ),
+            consuming: .file(destination)
         )
         #expect(response.statusCode == 500)
         #expect(try String(contentsOf: destination, encoding: .utf8) == "This is an error message.")
@@ -298,11 +299,10 @@ struct AsyncHTTPClientTransportTests {
         let request = TransportRequest(
             method: .get,
             url: try LiveServers.url(LiveServers.fault, "huge?mb=\(megabytes)"),
-            responseBodyFile: destination,
             progress: ProgressObserver { _ in Thread.sleep(forTimeInterval: 0.001) }
         )  // a slow handler
         guard let before = LiveServers.residentMemory() else {
-            _ = try await transport.send(request)
+            _ = try await transport.send(request, consuming: .file(destination))
             return
         }
         let sampler = Task {
@@ -313,7 +313,7 @@ struct AsyncHTTPClientTransportTests {
             }
             return peak
         }
-        _ = try await transport.send(request)
+        _ = try await transport.send(request, consuming: .file(destination))
         sampler.cancel()
         let peak = await sampler.value
         let size = try FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? NSNumber
@@ -438,7 +438,7 @@ struct AsyncHTTPClientTransportTests {
             LiveServers.httpbin,
             "redirect-to?url=\(target.absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
         )
-        _ = try await transport.send(TransportRequest(method: .get, url: url, responseBodyFile: destination))
+        _ = try await transport.send(TransportRequest(method: .get, url: url), consuming: .file(destination))
         #expect(try Data(contentsOf: destination) == Data((0..<1000).map { UInt8($0 % 251) }))
     }
 
@@ -478,12 +478,11 @@ struct AsyncHTTPClientTransportTests {
             method: .get,
             // 2 MiB of a longer body, then nothing: only the cancellation can end the download.
             url: try LiveServers.url(LiveServers.fault, "stall?kb=2048"),
-            responseBodyFile: destination,
             progress: ProgressObserver { progress in
                 if progress.bytesReceived > 0 { started.withLock { $0 = true } }
             }
         )
-        let task = Task { try await transport.send(request) }
+        let task = Task { try await transport.send(request, consuming: .file(destination)) }
         while !started.current {
             try await Task.sleep(for: .milliseconds(5))
         }

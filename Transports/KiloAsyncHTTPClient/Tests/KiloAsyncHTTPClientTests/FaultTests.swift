@@ -208,9 +208,9 @@ struct FaultTests {
 
     @Test func aDownloadWithoutABodyIsNotDecompressed() async throws {
         let directory = try TemporaryDirectory()
-        var request = try get("encoded-empty?status=204")
-        request.responseBodyFile = directory.url.appendingPathComponent("empty.bin")
-        let response = try await transport.send(request)
+        let request = try get("encoded-empty?status=204")
+        let file = directory.url.appendingPathComponent("empty.bin")
+        let response = try await transport.send(request, consuming: .file(file))
         #expect(response.statusCode == 204)
         #expect(try Data(contentsOf: directory.url.appendingPathComponent("empty.bin")).isEmpty)
     }
@@ -218,9 +218,8 @@ struct FaultTests {
     @Test func aFailedDownloadLeavesTheDestinationAlone() async throws {
         let directory = try TemporaryDirectory()
         let destination = try directory.write(Data("old".utf8), named: "kept.bin")
-        var request = try get("drop")
-        request.responseBodyFile = destination
-        await #expect(throws: URLError.self) { try await transport.send(request) }
+        let request = try get("drop")
+        await #expect(throws: URLError.self) { try await transport.send(request, consuming: .file(destination)) }
         #expect(try Data(contentsOf: destination) == Data("old".utf8))
         #expect(try directory.contents() == ["kept.bin"])
     }
