@@ -30,6 +30,8 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
     private var response: UnsafeContinuation<StreamedResponse, any Error>?
     /// The `URLRequest` the current task sends; a redirect followed on a new task replaces it.
     var currentRequest: URLRequest
+    /// The redirects followed so far, which fail the request past the limit or at a loop.
+    private var redirects: RedirectPolicy.Chain
     /// A response that carries an authentication challenge, and its body, held back until the
     /// challenge is answered, where the platform reports it first (see ``TransferPlatform``).
     var challenged: (response: HTTPURLResponse, body: Data)?
@@ -44,6 +46,7 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
         self.consumption = consumption
         self.transport = transport
         self.currentRequest = urlRequest
+        self.redirects = RedirectPolicy.Chain(request.method.rawValue, request.url)
         self.body = BodyBuffer(policy: transport.bodyPolicy)
         if case .file = request.body {
             self.fileBodySize = request.bodySize
@@ -251,7 +254,16 @@ final class SessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         let previous = task.currentRequest ?? lock.withLock { currentRequest }
-        let redirected = request.following(response, from: previous)
+        var redirected = request.following(response, from: previous)
+        if let next = redirected, let url = next.url {
+            let setsCookies = response.value(forHTTPHeaderField: "Set-Cookie") != nil
+            do {
+                try lock.withLock { try redirects.follow(next.httpMethod ?? "GET", to: url, setsCookies: setsCookies) }
+            } catch {
+                fail(error)  // first, so that the redirect's response, now the answer, is not delivered
+                redirected = nil
+            }
+        }
         transferPlatform.follow(
             redirected,
             of: task,

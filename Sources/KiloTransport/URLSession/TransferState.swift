@@ -29,10 +29,6 @@ struct TransferState<Task: AnyObject> {
     /// before any response (libcurl itself tries 5 times).
     static var maximumResends: Int { 3 }
 
-    /// How many redirects one request follows on new tasks, to send its body again: as many as
-    /// URLSession follows on one task.
-    static var maximumRedirects: Int { 20 }
-
     private(set) var phase = Phase.waitingForResponse
     /// The task that carries the request now; `nil` before the first, between two, and after
     /// the end. Events of any other task are ignored.
@@ -45,7 +41,6 @@ struct TransferState<Task: AnyObject> {
     /// then wait for (see ``cancel()``).
     private(set) var isRedirectPending = false
     private(set) var resends = 0
-    private(set) var redirectsFollowed = 0
 
     /// Whether `task` is the one that carries the request.
     func isCurrent(_ task: Task) -> Bool {
@@ -121,16 +116,14 @@ struct TransferState<Task: AnyObject> {
     }
 
     /// Gives up `old` for a new task that sends the request again: after a lost connection
-    /// (counted against ``maximumResends``) or to follow a redirect with the body (counted
-    /// against ``maximumRedirects``). Only before a response has arrived.
+    /// (counted against ``maximumResends``) or to follow a redirect with the body (counted, with
+    /// every other redirect, by the transfer's `RedirectPolicy.Chain`). Only before a response
+    /// has arrived.
     mutating func replace(_ old: Task, forRedirect: Bool) -> Replacement {
         guard isCurrent(old), phase == .waitingForResponse, !isCancelled else { return .ignore }
         task = nil
         isRedirectPending = false
-        if forRedirect {
-            guard redirectsFollowed < Self.maximumRedirects else { return .fail }
-            redirectsFollowed += 1
-        } else {
+        if !forRedirect {
             guard resends < Self.maximumResends else { return .fail }
             resends += 1
         }

@@ -22,11 +22,18 @@ extension URLRequest {
     package func following(_ response: HTTPURLResponse, from previous: URLRequest) -> URLRequest? {
         guard let from = response.url ?? previous.url else { return nil }
         let location = response.value(forHTTPHeaderField: "Location")
-        guard let target = location.flatMap({ URL(string: $0, relativeTo: from)?.absoluteURL }) ?? url,
+        guard RedirectPolicy.isFollowed(response.statusCode),
+            let target = location.flatMap({ URL(string: $0, relativeTo: from)?.absoluteURL }) ?? url,
             Origin.isRedirectTarget(target)
         else { return nil }
         var request = self
         request.url = target
+        let method = HTTPMethod(rawValue: previous.httpMethod ?? "GET")
+        let after = RedirectPolicy.method(after: response.statusCode, of: method)
+        request.httpMethod = after.method.rawValue
+        if !after.keepsBody {
+            request.httpBody = nil
+        }
         return request.carryingCredentials(of: previous, redirectedFrom: from)
     }
 
@@ -42,7 +49,7 @@ extension URLRequest {
     /// transport does.
     package func carryingCredentials(of previous: URLRequest, redirectedFrom origin: URL?) -> URLRequest? {
         var request = self
-        guard let origin, let url, Origin(origin)?.contains(url) == true else {
+        guard let origin, let url, RedirectPolicy.keepsCredentials(from: origin, to: url) else {
             for name in Origin.credentialFields {
                 request.setValue(nil, forHTTPHeaderField: name)
             }

@@ -49,10 +49,12 @@ import NIOSSL
 ///
 /// ## Redirects
 ///
-/// The transport follows the redirects the client hands back as `URLSession` does: 301, 302 and
-/// 303 become a `GET` without a body (a `HEAD` stays a `HEAD`), 307 and 308 repeat the method and
-/// the body (a file body is read again from disk), at most 16 in a row. `Authorization`,
-/// `Cookie` and `Proxy-Authorization` are dropped when a redirect leaves the origin. A followed
+/// The transport follows the redirects the client hands back by `RedirectPolicy`, the rules every
+/// transport of Kilo's follows, as `URLSession` does: a 303, and a `POST`'s 301 or 302, become a
+/// `GET` without a body (a `HEAD` stays a `HEAD`); other redirects repeat the method and the body
+/// (a file body is read again from disk); at most 20 in a row, and none back to a request already
+/// made. `Authorization`, `Cookie` and `Proxy-Authorization` are dropped when a redirect leaves
+/// the origin. A followed
 /// redirect's body is read to its end only within 64 KiB; past that its connection is closed, so
 /// that a body that never ends costs a connection, not the request's deadline. A redirect that is
 /// not followed (its `Location` missing or refused) is the response. A client
@@ -60,8 +62,9 @@ import NIOSSL
 /// (it keeps `PUT` on a 301 or 302); it cannot repeat a streamed file body, so those redirects
 /// reach the transport. ``recommendedConfiguration`` leaves every redirect to the transport.
 public struct AsyncHTTPClientTransport: Transport {
-    /// The most redirects one request follows before it fails with `URLError.httpTooManyRedirects`.
-    public static let maximumRedirects = 16
+    /// The most redirects one request follows before it fails with `URLError.httpTooManyRedirects`:
+    /// `RedirectPolicy.maximumRedirects`, as for every transport.
+    public static let maximumRedirects = RedirectPolicy.maximumRedirects
 
     /// The client that sends requests.
     public let client: HTTPClient
@@ -178,7 +181,7 @@ public struct AsyncHTTPClientTransport: Transport {
         var request = original
         var sendSize = try StreamedBody.size(of: request.body)
         progress?.reportSent(0, of: sendSize)
-        var redirects = 0
+        var chain = RedirectPolicy.Chain(original.method.rawValue, original.url)
         var hasRetriedClosedConnection = false
         while true {
             let (body, stream) = StreamedBody.makeBody(
@@ -206,17 +209,13 @@ public struct AsyncHTTPClientTransport: Transport {
                 continue
             }
             timer?.touch()
-            if Redirect.isRedirect(response.status.code),
-                let next = Redirect.request(
-                    following: Int(response.status.code),
-                    location: response.headers.first(name: "Location"),
-                    from: request
-                )
-            {
-                redirects += 1
-                guard redirects <= Self.maximumRedirects else {
-                    throw URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: request.url])
-                }
+            if let next = RedirectPolicy.request(
+                following: Int(response.status.code),
+                location: response.headers.first(name: "Location"),
+                from: request
+            ) {
+                // No cookie is stored here, so one set on the way changes nothing.
+                try chain.follow(next.method.rawValue, to: next.url, setsCookies: false)
                 let method = request.method
                 if let timer {
                     try await timer.run { try await Redirect.skipBody(of: response, to: method, timer: timer) }
