@@ -28,8 +28,8 @@ extension WebServiceProxy {
     ///   written.
     func response(to prepared: PreparedRequest) async throws -> TransportResponse {
         let consumption = prepared.consumption
-        return try await exchange(prepared) { request, response in
-            try await response.collect(consumption, progress: request.progress, sent: request.bodySize)
+        return try await exchange(prepared) { request, response, seal in
+            try await response.collect(consumption, progress: request.progress, sent: request.bodySize, sealing: seal)
         }
     }
 
@@ -39,14 +39,15 @@ extension WebServiceProxy {
     ///
     /// - Parameters:
     ///   - prepared: The request to send.
-    ///   - read: Reads the response to the request as sent (a streamed body's file in place).
+    ///   - read: Reads the response to the request as sent (a streamed body's file in place),
+    ///     given the deadline's seal for a step that cannot be undone (see `Deadline.Seal`).
     /// - Returns: What `read` returns.
     /// - Throws: `URLError(.cancelled)` on cancellation; `LimitError` past the deadline; what
     ///   the transport and `read` throw; the file system's error if a streamed body cannot be
     ///   written.
     func exchange<T: Sendable>(
         _ prepared: PreparedRequest,
-        read: @escaping @Sendable (TransportRequest, StreamedResponse) async throws -> T
+        read: @escaping @Sendable (TransportRequest, StreamedResponse, @escaping Deadline.Seal) async throws -> T
     ) async throws -> T {
         guard !Task.isCancelled else { throw URLError(.cancelled) }
         let transport = transport
@@ -56,14 +57,16 @@ extension WebServiceProxy {
         defer { temporaryFile.withLock { $0 }.map(Self.removeTemporaryFile) }
         let value: T
         do {
-            value = try await Deadline.run(prepared.consumption.deadline) {
-                try await Self.exchange(prepared, with: transport, writingBodyTo: temporaryFile, read: read)
+            value = try await Deadline.run(prepared.consumption.deadline) { seal in
+                try await Self.exchange(prepared, with: transport, writingBodyTo: temporaryFile) { request, response in
+                    try await read(request, response, seal)
+                }
             }
         } catch is CancellationError {
             throw URLError(.cancelled)
         }
-        // A download has replaced its file by now: a cancellation that comes after that cannot
-        // undo it, and does not hide it.
+        // A download has replaced its file by now, sealed against the deadline and cancellation:
+        // a cancellation that comes after that cannot undo it, and does not hide it.
         if case .file = prepared.consumption.destination {
             return value
         }

@@ -150,7 +150,7 @@ extension WebServiceProxy {
         // A streamed multipart body's temporary file is removed once the head has arrived: the
         // transport has it open by then, and an open file can still be read once removed.
         let consumption = prepared.consumption
-        let response = try await exchange(prepared) { _, response in
+        let response = try await exchange(prepared) { _, response, _ in
             guard response.isSuccess else {
                 let error = try await response.collect(consumption, progress: nil, sent: nil)
                 throw WebServiceError(statusCode: error.statusCode, headers: error.headers, body: error.body)

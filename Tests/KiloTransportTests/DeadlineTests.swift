@@ -123,3 +123,36 @@ import Testing
         await #expect(throws: URLError(.cancelled)) { try await caller.value }
     }
 }
+
+/// A step that cannot be undone is sealed: once taken, the operation's own end is the caller's;
+/// after a deadline or a cancellation, it is not taken.
+@Suite struct DeadlineSealTests {
+    @Test func aSealedOperationEndsAsItsOwnThoughCancelled() async throws {
+        let sealed = AsyncStream<Void>.makeStream()
+        let caller = Task {
+            try await Deadline.run(60) { seal in
+                #expect(seal())
+                sealed.continuation.yield()
+                try? await Task.sleep(for: .milliseconds(200))  // cancelled meanwhile
+                return "done"
+            }
+        }
+        for await _ in sealed.stream { break }
+        caller.cancel()
+        #expect(try await caller.value == "done")
+    }
+
+    @Test func aStepAfterTheDeadlineIsNotTaken() async throws {
+        let taken = Locked<Bool?>(nil)
+        await #expect(throws: LimitError.deadlineExceeded(after: 0.2)) {
+            try await Deadline.run(0.2) { seal in
+                try? await Task.sleep(for: .seconds(1))
+                taken.withLock { $0 = seal() }
+            }
+        }
+        for _ in 0..<200 where taken.withLock({ $0 }) == nil {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(taken.withLock { $0 } == false)
+    }
+}

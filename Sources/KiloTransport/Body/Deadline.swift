@@ -23,19 +23,35 @@ package enum Deadline {
         _ seconds: TimeInterval?,
         _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
-        guard let seconds else { return try await operation() }
+        try await run(seconds, sealing: { _ in try await operation() })
+    }
+
+    /// What an operation calls just before a step that cannot be undone (a download replacing
+    /// its file): `true` when the operation may take it, and its own end is then the caller's,
+    /// whatever a deadline or a cancellation does meanwhile; `false` when the caller has been
+    /// told of a deadline or a cancellation already, and the step must not be taken.
+    package typealias Seal = @Sendable () -> Bool
+
+    /// Runs `operation` as ``run(_:_:)`` does, giving it a ``Seal`` for a step that cannot be
+    /// undone, so that a caller told of a deadline or a cancellation finds nothing done, and
+    /// one told of success finds it all done.
+    package static func run<T: Sendable>(
+        _ seconds: TimeInterval?,
+        sealing operation: @escaping @Sendable (_ seal: @escaping Seal) async throws -> T
+    ) async throws -> T {
+        guard let seconds else { return try await operation { !Task.isCancelled } }
         let end = DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds(seconds)))
         let outcome = Outcome<T>()
-        let work = start(operation, reportingTo: outcome)
+        let work = start({ try await operation(outcome.seal) }, reportingTo: outcome)
         let entry = Timer.shared.add(at: end) {
-            outcome.settle(.failure(LimitError.deadlineExceeded(after: seconds)))
+            outcome.settle(.failure(LimitError.deadlineExceeded(after: seconds)), byOperation: false)
             work.cancel()
         }
         defer { Timer.shared.remove(entry) }
         return try await withTaskCancellationHandler {
             try await outcome.value()
         } onCancel: {
-            outcome.settle(.failure(URLError(.cancelled)))
+            outcome.settle(.failure(URLError(.cancelled)), byOperation: false)
             work.cancel()
         }
     }
@@ -51,11 +67,11 @@ package enum Deadline {
         let cancelled = Task.isCancelled
         let run: @Sendable () async -> Void = {
             do {
-                outcome.settle(.success(try await operation()))
+                outcome.settle(.success(try await operation()), byOperation: true)
             } catch is CancellationError {
-                outcome.settle(.failure(URLError(.cancelled)))
+                outcome.settle(.failure(URLError(.cancelled)), byOperation: true)
             } catch {
-                outcome.settle(.failure(error))
+                outcome.settle(.failure(error), byOperation: true)
             }
         }
         #if compiler(>=6.2)
@@ -81,19 +97,33 @@ package enum Deadline {
         private struct State {
             var result: Result<T, any Error>?
             var waiter: UnsafeContinuation<T, any Error>?
+            /// Whether only the operation can end the race now (see ``Deadline/Seal``).
+            var isSealed = false
         }
 
         private let state = Locked(State())
 
-        /// Ends the race with `result`, unless it has ended already.
-        func settle(_ result: Result<T, any Error>) {
+        /// Ends the race with `result`, unless it has ended already, or it is sealed and the
+        /// result is not the operation's.
+        func settle(_ result: Result<T, any Error>, byOperation: Bool) {
             let waiter: UnsafeContinuation<T, any Error>? = state.withLock { state in
-                guard state.result == nil else { return nil }
+                guard state.result == nil, byOperation || !state.isSealed else { return nil }
                 state.result = result
                 defer { state.waiter = nil }
                 return state.waiter
             }
             waiter?.resume(with: result)
+        }
+
+        /// Leaves the race's end to the operation alone, unless it has ended already.
+        ///
+        /// - Returns: Whether the operation's end is now the race's.
+        @Sendable func seal() -> Bool {
+            state.withLock { state in
+                guard state.result == nil else { return false }
+                state.isSealed = true
+                return true
+            }
         }
 
         /// The race's result, once it has one.

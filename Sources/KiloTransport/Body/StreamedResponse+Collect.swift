@@ -12,13 +12,16 @@ extension StreamedResponse {
     ///   - consumption: How to read the body.
     ///   - progress: Receives the bytes read so far.
     ///   - sent: The size of the request's body, reported as sent once the response is read.
+    ///   - seal: Asked just before a file replaces what was there (see `Deadline.Seal`): `false`
+    ///     leaves it as it was, and the call throws `URLError(.cancelled)`.
     /// - Returns: The response with its body, or with an empty body when it went to a file.
     /// - Throws: The transfer's error, ``LimitError`` past a limit (the transfer is cancelled at
     ///   once, and a partial file removed), or the file system's error.
     package func collect(
         _ consumption: ResponseConsumption,
         progress: ProgressObserver?,
-        sent: Int64?
+        sent: Int64?,
+        sealing seal: @escaping Deadline.Seal = { true }
     ) async throws -> TransportResponse {
         if let errorBodyLimit = consumption.errorBodyLimit, !isSuccess {
             let prefix = try await body.prefix(errorBodyLimit)
@@ -30,7 +33,13 @@ extension StreamedResponse {
         let response: TransportResponse
         switch consumption.destination {
         case .file(let file, let limit):
-            received = try await body.write(to: file, upTo: limit, expected: expected, progress: progress)
+            received = try await body.write(
+                to: file,
+                upTo: limit,
+                expected: expected,
+                progress: progress,
+                sealing: seal
+            )
             response = collected(Data())
         case .memory(let limit):
             let data = try await body.collect(upTo: limit, expected: expected, progress: progress)
@@ -114,6 +123,8 @@ extension ResponseBody {
     ///     cancelled at once, as soon as the transport has received that much.
     ///   - expected: The size the response announces, to report progress.
     ///   - progress: Receives the bytes written so far.
+    ///   - seal: Asked just before the file is replaced: `false` leaves it as it was, and the call
+    ///     throws `URLError(.cancelled)`.
     /// - Returns: The number of bytes written.
     /// - Throws: The transfer's error, ``LimitError/fileTooLarge(limit:)``, or the file system's
     ///   error.
@@ -121,7 +132,8 @@ extension ResponseBody {
         to file: URL,
         upTo limit: Int64?,
         expected: Int64?,
-        progress: ProgressObserver?
+        progress: ProgressObserver?,
+        sealing seal: Deadline.Seal = { true }
     ) async throws -> Int64 {
         let partial = file.deletingLastPathComponent().appendingPathComponent(Self.partialName(for: file))
         if let limit {
@@ -146,6 +158,7 @@ extension ResponseBody {
                 throw error
             }
             try handle.close()
+            guard seal() else { throw URLError(.cancelled) }  // the caller has heard otherwise
             // rename(2) replaces the file atomically: readers see the old file or the new one.
             guard rename(partial.path, file.path) == 0 else {
                 throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO, userInfo: [NSFilePathErrorKey: file.path])

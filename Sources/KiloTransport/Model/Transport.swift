@@ -85,9 +85,9 @@ extension Transport {
         -> TransportResponse
     {
         try consumption.validate()
-        return try await Deadline.run(consumption.deadline) {
+        return try await Deadline.run(consumption.deadline) { seal in
             try await stream(request, consuming: consumption)
-                .collect(consumption, progress: request.progress, sent: request.bodySize)
+                .collect(consumption, progress: request.progress, sent: request.bodySize, sealing: seal)
         }
     }
 
