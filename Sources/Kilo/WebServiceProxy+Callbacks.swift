@@ -27,7 +27,7 @@ extension WebServiceProxy {
         content: Data? = nil,
         contentType: String? = nil,
         progress: TransferProgress.Handler? = nil,
-        resultHandler: @escaping ResultHandler<Void>
+        resultHandler: @escaping @isolated(any) (Result<Void, any Error>) -> Void
     ) -> RequestTask? {
         start(
             {
@@ -65,7 +65,7 @@ extension WebServiceProxy {
         content: Data? = nil,
         contentType: String? = nil,
         progress: TransferProgress.Handler? = nil,
-        resultHandler: @escaping ResultHandler<T>
+        resultHandler: @escaping @isolated(any) (Result<T, any Error>) -> Void
     ) -> RequestTask? {
         start(
             {
@@ -102,7 +102,7 @@ extension WebServiceProxy {
         arguments: [String: Any] = [:],
         body: B,
         progress: TransferProgress.Handler? = nil,
-        resultHandler: @escaping ResultHandler<Void>
+        resultHandler: @escaping @isolated(any) (Result<Void, any Error>) -> Void
     ) throws -> RequestTask? {
         let content = try jsonContent(body)
         return start(
@@ -131,7 +131,7 @@ extension WebServiceProxy {
         arguments: [String: Any] = [:],
         body: B,
         progress: TransferProgress.Handler? = nil,
-        resultHandler: @escaping ResultHandler<T>
+        resultHandler: @escaping @isolated(any) (Result<T, any Error>) -> Void
     ) throws -> RequestTask? {
         let content = try jsonContent(body)
         return start(
@@ -174,7 +174,7 @@ extension WebServiceProxy {
         contentType: String? = nil,
         progress: TransferProgress.Handler? = nil,
         responseHandler: @escaping ResponseHandler<T>,
-        resultHandler: @escaping ResultHandler<T>
+        resultHandler: @escaping @isolated(any) (Result<T, any Error>) -> Void
     ) -> RequestTask? {
         invoke(
             method,
@@ -212,7 +212,7 @@ extension WebServiceProxy {
         contentType: String? = nil,
         progress: TransferProgress.Handler? = nil,
         responseHandler: @escaping ResponseHeadersHandler<T>,
-        resultHandler: @escaping ResultHandler<T>
+        resultHandler: @escaping @isolated(any) (Result<T, any Error>) -> Void
     ) -> RequestTask? {
         start(
             {

@@ -22,7 +22,8 @@ extension WebServiceProxy {
     ///   - path: The operation's path, relative to ``baseURL``.
     ///   - arguments: The arguments, placed as for ``invoke(_:path:arguments:content:contentType:progress:)->()``.
     ///   - destination: The file to write.
-    ///   - progress: Receives download progress, on a background thread.
+    ///   - progress: Receives download progress, on a background thread; named only (see
+    ///     ``ProgressHandler``).
     /// - Returns: The response's headers.
     /// - Throws: ``WebServiceError`` for a status outside 2xx (with at most
     ///   ``downloadErrorBodyLimit`` bytes of its body), the errors of the other `invoke` methods,
@@ -36,9 +37,15 @@ extension WebServiceProxy {
         path: String,
         arguments: [String: Any] = [:],
         to destination: URL,
-        progress: TransferProgress.Handler? = nil
+        progress: ProgressHandler? = nil
     ) async throws -> HTTPHeaders {
-        let prepared = try makeDownload(method, path: path, arguments: arguments, to: destination, progress: progress)
+        let prepared = try makeDownload(
+            method,
+            path: path,
+            arguments: arguments,
+            to: destination,
+            progress: progress?.handler
+        )
         return try await sendDownload(prepared)
     }
 
@@ -65,7 +72,7 @@ extension WebServiceProxy {
         arguments: [String: Any] = [:],
         to destination: URL,
         progress: TransferProgress.Handler? = nil,
-        resultHandler: @escaping ResultHandler<HTTPHeaders>
+        resultHandler: @escaping @isolated(any) (Result<HTTPHeaders, any Error>) -> Void
     ) -> RequestTask? {
         start(
             { try makeDownload(method, path: path, arguments: arguments, to: destination, progress: progress) },

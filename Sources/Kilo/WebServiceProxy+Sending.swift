@@ -96,8 +96,8 @@ extension WebServiceProxy {
     }
 
     /// Starts a callback-style request: a thin layer over the async path. It builds the request
-    /// now, sends and maps it in a task, and calls `resultHandler` exactly once on the callback
-    /// queue.
+    /// now, sends and maps it in a task, and calls `resultHandler` exactly once, on the callback
+    /// queue or on the actor it is isolated to (see ``CallbackDelivery``).
     ///
     /// - Parameters:
     ///   - makeRequest: Builds the request; what it throws goes to the handler, and nothing is
@@ -106,13 +106,13 @@ extension WebServiceProxy {
     ///   - successIsFinal: Whether a success has already done what cannot be undone (a download
     ///     has replaced its destination), so that a `cancel()` that comes after it, before the
     ///     handler runs, must not report it as cancelled.
-    ///   - resultHandler: Receives the result on the callback queue.
+    ///   - resultHandler: Receives the result.
     /// - Returns: The task, or `nil` when the request could not be built.
     func start<T>(
         _ makeRequest: () throws -> PreparedRequest,
         perform: @escaping (PreparedRequest) async throws -> T,
         successIsFinal: Bool = false,
-        resultHandler: @escaping ResultHandler<T>
+        resultHandler: @escaping @isolated(any) (Result<T, any Error>) -> Void
     ) -> RequestTask? {
         let queue = callbackQueue
         let handler = Handoff(value: resultHandler)
@@ -121,7 +121,8 @@ extension WebServiceProxy {
         do {
             prepared = try makeRequest()
         } catch {
-            queue.async { handler.value(.failure(error)) }
+            let failure = Handoff(value: Result<T, any Error>.failure(error))
+            Task { await CallbackDelivery.call(handler, with: { failure }, on: queue) }
             return nil
         }
         let requestTask = RequestTask()
@@ -136,7 +137,11 @@ extension WebServiceProxy {
                     result = .failure(error)
                 }
                 let outcome = Handoff(value: result)
-                queue.async { handler.value(requestTask.complete(with: outcome.value, successIsFinal: successIsFinal)) }
+                await CallbackDelivery.call(
+                    handler,
+                    with: { Handoff(value: requestTask.complete(with: outcome.value, successIsFinal: successIsFinal)) },
+                    on: queue
+                )
             }
         )
         return requestTask
@@ -146,7 +151,7 @@ extension WebServiceProxy {
     func start<T>(
         _ makeRequest: () throws -> PreparedRequest,
         map: @escaping (TransportResponse) throws -> T,
-        resultHandler: @escaping ResultHandler<T>
+        resultHandler: @escaping @isolated(any) (Result<T, any Error>) -> Void
     ) -> RequestTask? {
         let mapping = Handoff(value: map)
         return start(

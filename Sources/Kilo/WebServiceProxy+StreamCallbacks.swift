@@ -43,8 +43,8 @@ extension WebServiceProxy {
         content: Data? = nil,
         contentType: String? = nil,
         as format: StreamFormat<Element>,
-        elementHandler: @escaping (Element) -> Void,
-        completionHandler: @escaping ResultHandler<Void>
+        elementHandler: @escaping @isolated(any) (Element) -> Void,
+        completionHandler: @escaping @isolated(any) (Result<Void, any Error>) -> Void
     ) -> RequestTask? {
         startStream(
             {
@@ -82,8 +82,8 @@ extension WebServiceProxy {
         arguments: [String: Any] = [:],
         body: B,
         as format: StreamFormat<Element>,
-        elementHandler: @escaping (Element) -> Void,
-        completionHandler: @escaping ResultHandler<Void>
+        elementHandler: @escaping @isolated(any) (Element) -> Void,
+        completionHandler: @escaping @isolated(any) (Result<Void, any Error>) -> Void
     ) throws -> RequestTask? {
         let content = try jsonContent(body)
         return startStream(
@@ -99,8 +99,8 @@ extension WebServiceProxy {
     private func startStream<Element>(
         _ makeRequest: () throws -> PreparedRequest,
         as format: StreamFormat<Element>,
-        elementHandler: @escaping (Element) -> Void,
-        completionHandler: @escaping ResultHandler<Void>
+        elementHandler: @escaping @isolated(any) (Element) -> Void,
+        completionHandler: @escaping @isolated(any) (Result<Void, any Error>) -> Void
     ) -> RequestTask? {
         let queue = callbackQueue
         let handler = Handoff(value: elementHandler)
@@ -115,23 +115,16 @@ extension WebServiceProxy {
         )
     }
 
-    /// Runs `handler` with `element` on `queue`, and returns once it has; a handler not yet run
-    /// when the task is cancelled does not run.
+    /// Runs `handler` with `element` on `queue` (or on the actor it is isolated to), and returns
+    /// once it has; a handler not yet run when the task is cancelled does not run.
     private static func deliver<Element>(
         _ element: Handoff<Element>,
-        to handler: Handoff<(Element) -> Void>,
+        to handler: Handoff<@isolated(any) (Element) -> Void>,
         on queue: DispatchQueue
     ) async {
         let isCancelled = Locked(false)
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                queue.async {
-                    if !isCancelled.withLock({ $0 }) {
-                        handler.value(element.value)
-                    }
-                    continuation.resume()
-                }
-            }
+            await CallbackDelivery.call(handler, with: { isCancelled.withLock { $0 } ? nil : element }, on: queue)
         } onCancel: {
             isCancelled.withLock { $0 = true }
         }

@@ -48,7 +48,13 @@ public final class WebServiceProxy: Sendable {
     public typealias ResponseHeadersHandler<T> =
         @Sendable (_ content: Data, _ contentType: String?, _ headers: HTTPHeaders) throws -> T
 
-    /// Receives the outcome of a callback-style request, on ``callbackQueue``.
+    /// Receives the outcome of a callback-style request (Kilo 3.x's type).
+    ///
+    /// The callback methods take an `@isolated(any)` version of it, so that Kilo can run a
+    /// handler on the actor it is isolated to: a closure written in main-actor code (top-level
+    /// code, a `@MainActor` type) runs on the main actor, whatever ``callbackQueue`` is; any other
+    /// runs on ``callbackQueue``. A closure stored in a variable of this type first has lost its
+    /// isolation: make it `@Sendable` if it may run off the main actor.
     public typealias ResultHandler<T> = (_ result: Result<T, any Error>) -> Void
 
     /// An argument value that means "leave this argument out", for building argument dictionaries

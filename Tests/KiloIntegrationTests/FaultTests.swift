@@ -522,7 +522,7 @@ struct FaultLoadTests {
 
     /// Downloads `/huge?mb=512` to a file, and checks the file and how much resident memory grew,
     /// sampled every 10 ms throughout.
-    private func downloadHugeBody(_ mode: String, progress: TransferProgress.Handler? = nil) async throws {
+    private func downloadHugeBody(_ mode: String, progress: ProgressHandler? = nil) async throws {
         let megabytes = 512
         let directory = try TemporaryDirectory()
         let destination = directory.url.appendingPathComponent("huge.bin")
@@ -547,10 +547,13 @@ struct FaultLoadTests {
     @Test(arguments: ["session", "owned"])
     func hugeDownloadWithASlowProgressHandlerStaysInBoundedMemory(mode: String) async throws {
         let calls = Protected(0)
-        try await downloadHugeBody(mode) { _ in
-            calls.withLock { $0 += 1 }
-            Thread.sleep(forTimeInterval: 0.005)
-        }
+        try await downloadHugeBody(
+            mode,
+            progress: ProgressHandler { _ in
+                calls.withLock { $0 += 1 }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+        )
         print("FaultLoadTests: \(calls.current) progress reports (\(mode))")
     }
 
