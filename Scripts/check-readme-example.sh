@@ -3,10 +3,10 @@
 # first Swift block under "## Use it") into a package of its own in .build-readme, which depends
 # on this checkout by path, builds it, and runs it against the sample service on 127.0.0.1.
 #
-# Three variants of it run too, each a change a user makes to its result handler, which is
-# written in top-level code and so isolated to the main actor: a closure inside it
-# (`result.map { $0 }`, which trapped on a queue of one's own), `@Sendable` with that closure,
-# and the main queue instead of a queue of its own (with the closure).
+# Three variants of it run too, each a change a user makes to its result handler, written in
+# top-level code: a closure inside it (`result.map { $0 }`); that closure without `@Sendable`, so
+# that the handler is isolated to the main actor (it trapped on a queue of one's own); and that,
+# on the main queue instead of a queue of its own.
 #
 #     bash Scripts/check-readme-example.sh
 set -euo pipefail
@@ -30,13 +30,12 @@ def changed(text, old, new):
     return text.replace(old, new)
 
 mapped = changed(program, "continuation.resume(with: result)", "continuation.resume(with: result.map { $0 })")
+isolated = changed(mapped, "@Sendable (result: Result<Double, Error>) in", "(result: Result<Double, Error>) in")
 variants = {
     "Hello": program,
     "HelloMap": mapped,
-    "HelloSendableMap": changed(
-        mapped, "{ (result: Result<Double, Error>) in", "{ @Sendable (result: Result<Double, Error>) in"
-    ),
-    "HelloMainQueueMap": changed(mapped, 'proxy.callbackQueue = DispatchQueue(label: "results")\n', ""),
+    "HelloMainActorMap": isolated,
+    "HelloMainActorMainQueueMap": changed(isolated, 'proxy.callbackQueue = DispatchQueue(label: "results")\n', ""),
 }
 for name, text in variants.items():
     os.makedirs(os.path.join(sys.argv[2], name), exist_ok=True)
@@ -45,7 +44,7 @@ for name, text in variants.items():
     if old != text:
         open(path, "w", encoding="utf-8").write(text)
 PYTHON
-variants=(Hello HelloMap HelloSendableMap HelloMainQueueMap)
+variants=(Hello HelloMap HelloMainActorMap HelloMainActorMainQueueMap)
 repository=$(basename "$PWD")
 {
     printf '// swift-tools-version:6.0\nimport PackageDescription\n\n'
