@@ -325,6 +325,48 @@ struct FaultTests {
         #endif
     }
 
+    /// A status line without a reason phrase (`HTTP/1.1 200`), which RFC 9112 allows: Linux's
+    /// URLSession refuses it (`cannotParseResponse`); SwiftNIO takes it. Docs/Transports.md says so.
+    @Test func aStatusLineWithoutAReasonPhrase() async throws {
+        let proxy = try FaultServer.proxy()
+        #if KILO_ASYNC_HTTP_CLIENT || !canImport(FoundationNetworking)
+            let result: FaultServer.OK = try await proxy.invoke(
+                .get,
+                path: "malformed",
+                arguments: ["how": "no-reason"]
+            )
+            #expect(result.ok)
+        #else
+            let error = await #expect(throws: URLError.self) {
+                let _: FaultServer.OK = try await proxy.invoke(.get, path: "malformed", arguments: ["how": "no-reason"])
+            }
+            #expect(error?.code == .cannotParseResponse)
+        #endif
+    }
+
+    /// `Http/1.1 200 OK`: Linux's URLSession takes it as a 200; SwiftNIO refuses it as a
+    /// malformed response. Docs/Transports.md says so.
+    @Test func aStatusLineWithAMixedCaseProtocolName() async throws {
+        let proxy = try FaultServer.proxy()
+        #if KILO_ASYNC_HTTP_CLIENT
+            let error = await #expect(throws: URLError.self) {
+                let _: FaultServer.OK = try await proxy.invoke(
+                    .get,
+                    path: "malformed",
+                    arguments: ["how": "mixed-case-protocol"]
+                )
+            }
+            #expect(error?.code == .badServerResponse)
+        #elseif canImport(FoundationNetworking)
+            let result: FaultServer.OK = try await proxy.invoke(
+                .get,
+                path: "malformed",
+                arguments: ["how": "mixed-case-protocol"]
+            )
+            #expect(result.ok)
+        #endif
+    }
+
     /// `close`: the server closes without a response; `reset`: it resets the connection;
     /// `partial`: it closes after the headers and 10 of 1000 promised body bytes. Apple's
     /// URLSession calls all three `networkConnectionLost`; Linux's gives -1011, -1005 and -1, which
