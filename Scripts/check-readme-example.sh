@@ -4,9 +4,9 @@
 # on this checkout by path, builds it, and runs it against the sample service on 127.0.0.1.
 #
 # Three variants of it run too, each a change a user makes to its result handler, written in
-# top-level code: a closure inside it (`result.map { $0 }`); that closure without `@Sendable`, so
-# that the handler is isolated to the main actor (it trapped on a queue of one's own); and that,
-# on the main queue instead of a queue of its own.
+# top-level code and so the main actor's: a closure inside it (`result.map { $0 }`); that,
+# `@Sendable`; and that closure on a callback queue of the program's own (where it trapped in
+# `dispatch_assert_queue` until Kilo ran such a handler on the caller's actor).
 #
 #     bash Scripts/check-readme-example.sh
 set -euo pipefail
@@ -29,13 +29,17 @@ def changed(text, old, new):
         sys.exit("error: the README's program no longer has %r, which a variant changes" % old)
     return text.replace(old, new)
 
+handler = "{ (result: Result<Double, Error>) in"
 mapped = changed(program, "continuation.resume(with: result)", "continuation.resume(with: result.map { $0 })")
-isolated = changed(mapped, "@Sendable (result: Result<Double, Error>) in", "(result: Result<Double, Error>) in")
 variants = {
     "Hello": program,
     "HelloMap": mapped,
-    "HelloMainActorMap": isolated,
-    "HelloMainActorMainQueueMap": changed(isolated, 'proxy.callbackQueue = DispatchQueue(label: "results")\n', ""),
+    "HelloSendableMap": changed(mapped, handler, "{ @Sendable (result: Result<Double, Error>) in"),
+    "HelloOwnQueueMap": changed(
+        mapped,
+        "let sum: Double",
+        'proxy.callbackQueue = DispatchQueue(label: "results")\nlet sum: Double',
+    ),
 }
 for name, text in variants.items():
     os.makedirs(os.path.join(sys.argv[2], name), exist_ok=True)
@@ -44,7 +48,7 @@ for name, text in variants.items():
     if old != text:
         open(path, "w", encoding="utf-8").write(text)
 PYTHON
-variants=(Hello HelloMap HelloMainActorMap HelloMainActorMainQueueMap)
+variants=(Hello HelloMap HelloSendableMap HelloOwnQueueMap)
 repository=$(basename "$PWD")
 {
     printf '// swift-tools-version:6.0\nimport PackageDescription\n\n'

@@ -62,6 +62,7 @@ extension WebServiceProxy {
     ///   - destination: The file to write.
     ///   - progress: Receives download progress, on a background thread.
     ///   - resultHandler: Receives the response's headers, or the error, on ``callbackQueue``.
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``); leave it out.
     /// - Returns: The request's task, to cancel it; `nil` when bad input (a `destination` that
     ///   the async ``download(_:path:arguments:to:progress:)`` refuses at once, say) stopped it
     ///   being sent.
@@ -72,12 +73,14 @@ extension WebServiceProxy {
         arguments: [String: Any] = [:],
         to destination: URL,
         progress: TransferProgress.Handler? = nil,
-        resultHandler: @escaping @isolated(any) (Result<HTTPHeaders, any Error>) -> Void
+        resultHandler: @escaping ResultHandler<HTTPHeaders>,
+        isolation: isolated (any Actor)? = #isolation
     ) -> RequestTask? {
         start(
             { try makeDownload(method, path: path, arguments: arguments, to: destination, progress: progress) },
             perform: { try await self.sendDownload($0) },
             successIsFinal: true,
+            isolation: isolation,
             resultHandler: resultHandler
         )
     }

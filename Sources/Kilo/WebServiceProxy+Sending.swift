@@ -96,8 +96,8 @@ extension WebServiceProxy {
     }
 
     /// Starts a callback-style request: a thin layer over the async path. It builds the request
-    /// now, sends and maps it in a task, and calls `resultHandler` exactly once, on the callback
-    /// queue or on the actor it is isolated to (see ``CallbackDelivery``).
+    /// now, sends and maps it in a task, and calls `resultHandler` exactly once, on the caller's
+    /// actor or, when the caller had none, on the callback queue (see ``CallbackDelivery``).
     ///
     /// - Parameters:
     ///   - makeRequest: Builds the request; what it throws goes to the handler, and nothing is
@@ -106,13 +106,15 @@ extension WebServiceProxy {
     ///   - successIsFinal: Whether a success has already done what cannot be undone (a download
     ///     has replaced its destination), so that a `cancel()` that comes after it, before the
     ///     handler runs, must not report it as cancelled.
+    ///   - isolation: The caller's actor, where `resultHandler` runs; `nil` for the callback queue.
     ///   - resultHandler: Receives the result.
     /// - Returns: The task, or `nil` when the request could not be built.
     func start<T>(
         _ makeRequest: () throws -> PreparedRequest,
         perform: @escaping (PreparedRequest) async throws -> T,
         successIsFinal: Bool = false,
-        resultHandler: @escaping @isolated(any) (Result<T, any Error>) -> Void
+        isolation: (any Actor)?,
+        resultHandler: @escaping ResultHandler<T>
     ) -> RequestTask? {
         let queue = callbackQueue
         let handler = Handoff(value: resultHandler)
@@ -122,7 +124,7 @@ extension WebServiceProxy {
             prepared = try makeRequest()
         } catch {
             let failure = Handoff(value: Result<T, any Error>.failure(error))
-            Task { await CallbackDelivery.call(handler, with: { failure }, on: queue) }
+            Task { await CallbackDelivery.call(handler, with: { failure }, on: queue, isolation: isolation) }
             return nil
         }
         let requestTask = RequestTask()
@@ -140,7 +142,8 @@ extension WebServiceProxy {
                 await CallbackDelivery.call(
                     handler,
                     with: { Handoff(value: requestTask.complete(with: outcome.value, successIsFinal: successIsFinal)) },
-                    on: queue
+                    on: queue,
+                    isolation: isolation
                 )
             }
         )
@@ -151,12 +154,14 @@ extension WebServiceProxy {
     func start<T>(
         _ makeRequest: () throws -> PreparedRequest,
         map: @escaping (TransportResponse) throws -> T,
-        resultHandler: @escaping @isolated(any) (Result<T, any Error>) -> Void
+        isolation: (any Actor)?,
+        resultHandler: @escaping ResultHandler<T>
     ) -> RequestTask? {
         let mapping = Handoff(value: map)
         return start(
             makeRequest,
             perform: { try await self.send($0, map: mapping.value) },
+            isolation: isolation,
             resultHandler: resultHandler
         )
     }
