@@ -18,7 +18,8 @@ extension WebServiceProxy {
     ///     first report may come from the calling thread, before this method returns.
     ///   - resultHandler: Receives success, or the error: ``WebServiceError`` for a status outside
     ///     2xx, ``ArgumentEncodingError`` or ``RequestError`` for bad input, `URLError` otherwise.
-    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``); leave it out.
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
+    ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
     @discardableResult
     public func invoke(
@@ -59,7 +60,8 @@ extension WebServiceProxy {
     ///     first report may come from the calling thread, before this method returns.
     ///   - resultHandler: Receives the decoded value, or the error; a body that does not decode
     ///     gives `DecodingError`. An empty body decodes to `nil` for an optional type.
-    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``); leave it out.
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
+    ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
     @discardableResult
     public func invoke<T: Decodable>(
@@ -99,7 +101,8 @@ extension WebServiceProxy {
     ///   - progress: Receives upload and download progress, on a background thread; but with a body, the
     ///     first report may come from the calling thread, before this method returns.
     ///   - resultHandler: Receives success, or the error.
-    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``); leave it out.
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
+    ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
     /// - Throws: `EncodingError` if the body cannot be encoded (nothing is sent).
     @discardableResult
@@ -131,7 +134,8 @@ extension WebServiceProxy {
     ///   - progress: Receives upload and download progress, on a background thread; but with a body, the
     ///     first report may come from the calling thread, before this method returns.
     ///   - resultHandler: Receives the decoded value, or the error.
-    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``); leave it out.
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
+    ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
     /// - Throws: `EncodingError` if the body cannot be encoded (nothing is sent).
     @discardableResult
@@ -176,7 +180,8 @@ extension WebServiceProxy {
     ///   - responseHandler: Reads a successful response's body, in the background.
     ///   - resultHandler: Receives the handler's value, or the error (including what the
     ///     response handler threw).
-    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``); leave it out.
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
+    ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
     @discardableResult
     public func invoke<T>(
@@ -217,7 +222,8 @@ extension WebServiceProxy {
     ///   - responseHandler: Reads a successful response's body, content type and headers, in the
     ///     background.
     ///   - resultHandler: Receives the handler's value, or the error.
-    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``); leave it out.
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
+    ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
     @discardableResult
     public func invoke<T>(

@@ -62,7 +62,8 @@ extension WebServiceProxy {
     ///   - destination: The file to write.
     ///   - progress: Receives download progress, on a background thread.
     ///   - resultHandler: Receives the response's headers, or the error, on ``callbackQueue``.
-    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``); leave it out.
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
+    ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input (a `destination` that
     ///   the async ``download(_:path:arguments:to:progress:)`` refuses at once, say) stopped it
     ///   being sent.

@@ -33,7 +33,8 @@ extension WebServiceProxy {
     ///   - completionHandler: Receives success when the stream has ended, or the error of
     ///     ``stream(_:path:arguments:content:contentType:as:)`` or of reading the stream
     ///     (after the elements before it).
-    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``); leave it out.
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
+    ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent
     ///   (the completion handler then receives the error).
     @discardableResult
@@ -76,7 +77,8 @@ extension WebServiceProxy {
     ///   - format: What an element is (see ``StreamFormat``).
     ///   - elementHandler: Receives each element, on ``callbackQueue``.
     ///   - completionHandler: Receives success when the stream has ended, or the error.
-    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``); leave it out.
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
+    ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
     /// - Throws: `EncodingError` if the body cannot be encoded (nothing is sent).
     @discardableResult
