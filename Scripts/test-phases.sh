@@ -8,14 +8,19 @@
 #     kilo_run_phase "NIO transport" swift test --package-path Transports/KiloAsyncHTTPClient
 #     kilo_print_summary     # returns non-zero if any phase failed
 #
-# Each phase's whole output goes to a log file in $KILO_TEST_LOG_DIR (.build/test-logs by
-# default); with CI set, or KILO_TEST_VERBOSE=1, it is also printed as it comes. When a phase
-# fails, its failures' lines are printed at its end.
+# Each phase's whole output goes to a log file in $KILO_TEST_LOG_DIR: by default a folder of the
+# run's own, .build/test-logs/<UTC time>[-filtered], so that no run overwrites another's logs (a
+# filtered re-run, say, the full run's); .build/test-logs/latest links to the newest, and only the
+# 20 newest are kept. With CI set, or KILO_TEST_VERBOSE=1, the output is also printed as it comes.
+# When a phase fails, its failures' lines are printed at its end.
 #
-# Tests are counted from the lines `swift test` prints for each of them: Swift Testing's
-# `✔ Test … passed`, `✘ Test … failed` and `➜ Test … skipped` (a parameterized test counts once,
-# as in Swift Testing's own `Test run with N tests`), and XCTest's `Test Case '…' passed|failed|
-# skipped`; Swift Testing's closing `Test run with N tests` sets its count of passed tests (N less
+# Tests are counted from the lines `swift test` prints for each of them when it ends: Swift
+# Testing's `✔ Test … passed after`, `✘ Test … failed after` and `➜ Test … skipped` (a
+# parameterized test counts once, as in Swift Testing's own `Test run with N tests`), and XCTest's
+# `Test Case '…' passed|failed|skipped`. Skipped means did not run. A test that cancels its own
+# task on purpose ran, and Swift Testing says it `was cancelled after`: it counts as passed (a
+# cancelled test that recorded an issue fails). Lines that start a test or a test case are never
+# counted, whatever its name or arguments say ("blank lines skipped" was counted as a skip); Swift Testing's closing `Test run with N tests` sets its count of passed tests (N less
 # those failed and skipped), since lines can be lost on the way, or run into each other. A phase that exits non-zero with no failed test counted (a build error, a crash, a
 # run cut short) counts one failed test of its own.
 #
@@ -25,7 +30,15 @@
 # coreutils' `timeout` (not on macOS by default, where phases run without a limit).
 # Works with bash 3.2 (macOS) and later.
 
-KILO_TEST_LOG_DIR=${KILO_TEST_LOG_DIR:-.build/test-logs}
+if [ -z "${KILO_TEST_LOG_DIR:-}" ]; then
+    KILO_TEST_LOG_DIR=.build/test-logs/$(date -u +%Y%m%d-%H%M%S)${KILO_TEST_RUN_SUFFIX:-}
+    _kilo_runs=.build/test-logs
+    mkdir -p "$KILO_TEST_LOG_DIR"
+    ln -sfn "$(basename "$KILO_TEST_LOG_DIR")" "$_kilo_runs/latest"
+    # Keep the 20 newest runs' folders (their names sort by time).
+    # shellcheck disable=SC2012
+    ls -1d "$_kilo_runs"/2* 2>/dev/null | sort -r | tail -n +21 | while read -r old; do rm -rf "$old"; done
+fi
 KILO_TEST_PHASE_TIMEOUT=${KILO_TEST_PHASE_TIMEOUT:-2400}
 KILO_PHASE_LINES=()
 KILO_PASSED=0
@@ -46,9 +59,11 @@ _kilo_count_tests() {
             next
         }
         / Test .* recorded an issue/ { next }
+        /^[^ ]+ Test case / || / started\.$/ { next }
         /^[^ ]+ Test .* passed after [0-9.]+ seconds/ { passed++; next }
         /^[^ ]+ Test .* failed after [0-9.]+ seconds/ { failed++; next }
-        /^[^ ]+ Test .* (skipped|was cancelled)/ { skipped++; next }
+        /^[^ ]+ Test .* was cancelled after [0-9.]+ seconds/ { passed++; next }
+        /^[^ ]+ Test .* skipped(\.|: )/ { skipped++; next }
         # XCTest: one line per test case.
         /^Test Case .* passed \(/ { xcPassed++; next }
         /^Test Case .* failed \(/ { xcFailed++; next }

@@ -14,11 +14,14 @@
 # It ends with one line per phase and the total, `N passed, N failed, N skipped`, and exits
 # non-zero if any test failed or any phase did not build, crashed, or ran past
 # KILO_TEST_PHASE_TIMEOUT (2400 s; a test that hangs is then stopped). Each phase's whole output
-# is in .build/test-logs/ (printed as it comes too when CI or KILO_TEST_VERBOSE=1 is set); a
-# failed phase's failures are printed when it ends.
+# is in the run's own folder, .build/test-logs/<UTC time>[-filtered] (.build/test-logs/latest is
+# the newest; printed as it comes too when CI or KILO_TEST_VERBOSE=1 is set); a failed phase's
+# failures are printed when it ends.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source Scripts/servers.sh
+# A filtered run keeps its logs apart from the full run's (see test-phases.sh).
+if [ "$#" -gt 0 ]; then KILO_TEST_RUN_SUFFIX=-filtered; fi
 source Scripts/test-phases.sh
 
 kilo_start_test_servers

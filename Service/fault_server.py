@@ -578,6 +578,8 @@ class FaultHandler(socketserver.BaseRequestHandler):
             "trailer": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
                        b"%x\r\n%s\r\n0\r\nHTTP/1.1 500 Oops\r\n\r\n" % (len(ok), ok),
             "status": b"HTTP/1.1 1000 Whatever\r\n" + framed,
+            "no-reason": b"HTTP/1.1 200\r\nContent-Type: application/json\r\n" + framed,
+            "mixed-case-protocol": b"Http/1.1 200 OK\r\nContent-Type: application/json\r\n" + framed,
             "not-http": b"SSH-2.0-OpenSSH_9.2\r\nnot HTTP at all\r\n",
             "length": b"HTTP/1.1 200 OK\r\nContent-Length: abc\r\nConnection: close\r\n\r\n" + ok,
             "colon": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nNoColonHere\r\n" + framed,

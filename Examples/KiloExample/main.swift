@@ -58,7 +58,7 @@ else {
     exit(2)
 }
 
-let proxy = WebServiceProxy(session: URLSession(configuration: .ephemeral), baseURL: baseURL)
+let proxy = WebServiceProxy(configuration: .ephemeral, baseURL: baseURL)
 
 // 1. GET with an argument, decoded from JSON.
 let fibonacci: [Int] = try await proxy.invoke(.get, path: "fibonacci", arguments: ["count": 10])
@@ -92,7 +92,7 @@ print("form echo          =", form)
 let file = FileManager.default.temporaryDirectory.appendingPathComponent("kilo-example-\(UUID().uuidString).txt")
 try Data("Hello from Kilo!\n".utf8).write(to: file)
 defer { try? FileManager.default.removeItem(at: file) }  // A leftover temporary file is harmless.
-let uploader = WebServiceProxy(session: URLSession(configuration: .ephemeral), baseURL: baseURL)
+let uploader = WebServiceProxy(configuration: .ephemeral, baseURL: baseURL)
 uploader.encoding = .multipartFormData
 let upload: UploadEcho = try await uploader.invoke(
     .post,

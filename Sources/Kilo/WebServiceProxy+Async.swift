@@ -16,7 +16,8 @@ extension WebServiceProxy {
     ///   - arguments: The arguments. See ``Argument/init(_:forKey:)`` for the accepted types.
     ///   - content: A request body; the arguments then go in the query string.
     ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
-    ///   - progress: Receives upload and download progress, on a background thread.
+    ///   - progress: Receives upload and download progress, on a background thread; named only
+    ///     (see ``ProgressHandler``).
     /// - Throws: ``WebServiceError`` for a status outside 2xx; ``ArgumentEncodingError`` or
     ///   ``RequestError`` for bad input (nothing is sent); `URLError` when no response arrives.
     public func invoke(
@@ -25,14 +26,14 @@ extension WebServiceProxy {
         arguments: [String: Any] = [:],
         content: Data? = nil,
         contentType: String? = nil,
-        progress: TransferProgress.Handler? = nil
+        progress: ProgressHandler? = nil
     ) async throws {
         let request = try makeRequest(
             method,
             path: path,
             arguments: arguments,
             content: Self.content(content, type: contentType),
-            progress: progress
+            progress: progress?.handler
         )
         try ResponseMapper.validate(await response(to: request))
     }
@@ -45,7 +46,8 @@ extension WebServiceProxy {
     ///   - arguments: The arguments.
     ///   - content: A request body; the arguments then go in the query string.
     ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
-    ///   - progress: Receives upload and download progress, on a background thread.
+    ///   - progress: Receives upload and download progress, on a background thread; named only
+    ///     (see ``ProgressHandler``).
     /// - Returns: The decoded value; `nil` for an empty body when `T` is optional.
     /// - Throws: ``WebServiceError``, ``ArgumentEncodingError``, ``RequestError``, `URLError`, or
     ///   `DecodingError` for a body that is not a valid `T`.
@@ -55,7 +57,7 @@ extension WebServiceProxy {
         arguments: [String: Any] = [:],
         content: Data? = nil,
         contentType: String? = nil,
-        progress: TransferProgress.Handler? = nil
+        progress: ProgressHandler? = nil
     ) async throws -> T {
         let request = try makeRequest(
             method,
@@ -63,7 +65,7 @@ extension WebServiceProxy {
             arguments: arguments,
             content: Self.content(content, type: contentType),
             accept: "application/json",
-            progress: progress
+            progress: progress?.handler
         )
         return try decodingJSON()(await response(to: request))
     }
@@ -75,7 +77,8 @@ extension WebServiceProxy {
     ///   - path: The operation's path, relative to ``baseURL``.
     ///   - arguments: The arguments, sent in the query string.
     ///   - body: The body, encoded as JSON by ``makeJSONEncoder`` (dates as epoch milliseconds).
-    ///   - progress: Receives upload and download progress, on a background thread.
+    ///   - progress: Receives upload and download progress, on a background thread; named only
+    ///     (see ``ProgressHandler``).
     /// - Throws: `EncodingError` if the body cannot be encoded, and the errors of
     ///   ``invoke(_:path:arguments:content:contentType:progress:)->()``.
     public func invoke<B: Encodable>(
@@ -83,14 +86,14 @@ extension WebServiceProxy {
         path: String,
         arguments: [String: Any] = [:],
         body: B,
-        progress: TransferProgress.Handler? = nil
+        progress: ProgressHandler? = nil
     ) async throws {
         let request = try makeRequest(
             method,
             path: path,
             arguments: arguments,
             content: jsonContent(body),
-            progress: progress
+            progress: progress?.handler
         )
         try ResponseMapper.validate(await response(to: request))
     }
@@ -102,7 +105,8 @@ extension WebServiceProxy {
     ///   - path: The operation's path, relative to ``baseURL``.
     ///   - arguments: The arguments, sent in the query string.
     ///   - body: The body, encoded as JSON by ``makeJSONEncoder`` (dates as epoch milliseconds).
-    ///   - progress: Receives upload and download progress, on a background thread.
+    ///   - progress: Receives upload and download progress, on a background thread; named only
+    ///     (see ``ProgressHandler``).
     /// - Returns: The decoded value.
     /// - Throws: `EncodingError` if the body cannot be encoded, `DecodingError` if the response
     ///   does not decode, and the other errors of the JSON `invoke`.
@@ -111,7 +115,7 @@ extension WebServiceProxy {
         path: String,
         arguments: [String: Any] = [:],
         body: B,
-        progress: TransferProgress.Handler? = nil
+        progress: ProgressHandler? = nil
     ) async throws -> T {
         let request = try makeRequest(
             method,
@@ -119,7 +123,7 @@ extension WebServiceProxy {
             arguments: arguments,
             content: jsonContent(body),
             accept: "application/json",
-            progress: progress
+            progress: progress?.handler
         )
         return try decodingJSON()(await response(to: request))
     }
@@ -132,7 +136,8 @@ extension WebServiceProxy {
     ///   - arguments: The arguments.
     ///   - content: A request body; the arguments then go in the query string.
     ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
-    ///   - progress: Receives upload and download progress, on a background thread.
+    ///   - progress: Receives upload and download progress, on a background thread; named only
+    ///     (see ``ProgressHandler``).
     ///   - responseHandler: Reads a successful response's body and content type.
     /// - Returns: The handler's value.
     /// - Throws: What the handler throws, and the errors of the other `invoke` methods.
@@ -142,7 +147,7 @@ extension WebServiceProxy {
         arguments: [String: Any] = [:],
         content: Data? = nil,
         contentType: String? = nil,
-        progress: TransferProgress.Handler? = nil,
+        progress: ProgressHandler? = nil,
         responseHandler: ResponseHandler<T>
     ) async throws -> T {
         try await invoke(
@@ -165,7 +170,8 @@ extension WebServiceProxy {
     ///   - arguments: The arguments.
     ///   - content: A request body; the arguments then go in the query string.
     ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
-    ///   - progress: Receives upload and download progress, on a background thread.
+    ///   - progress: Receives upload and download progress, on a background thread; named only
+    ///     (see ``ProgressHandler``).
     ///   - responseHandler: Reads a successful response's body, content type and headers.
     /// - Returns: The handler's value.
     /// - Throws: What the handler throws, and the errors of the other `invoke` methods.
@@ -175,7 +181,7 @@ extension WebServiceProxy {
         arguments: [String: Any] = [:],
         content: Data? = nil,
         contentType: String? = nil,
-        progress: TransferProgress.Handler? = nil,
+        progress: ProgressHandler? = nil,
         responseHandler: ResponseHeadersHandler<T>
     ) async throws -> T {
         let request = try makeRequest(
@@ -183,7 +189,7 @@ extension WebServiceProxy {
             path: path,
             arguments: arguments,
             content: Self.content(content, type: contentType),
-            progress: progress
+            progress: progress?.handler
         )
         return try ResponseMapper.value(from: await response(to: request), handler: responseHandler)
     }

@@ -18,6 +18,8 @@ extension WebServiceProxy {
     ///     first report may come from the calling thread, before this method returns.
     ///   - resultHandler: Receives success, or the error: ``WebServiceError`` for a status outside
     ///     2xx, ``ArgumentEncodingError`` or ``RequestError`` for bad input, `URLError` otherwise.
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
+    ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
     @discardableResult
     public func invoke(
@@ -27,7 +29,8 @@ extension WebServiceProxy {
         content: Data? = nil,
         contentType: String? = nil,
         progress: TransferProgress.Handler? = nil,
-        resultHandler: @escaping ResultHandler<Void>
+        resultHandler: @escaping ResultHandler<Void>,
+        isolation: isolated (any Actor)? = #isolation
     ) -> RequestTask? {
         start(
             {
@@ -40,6 +43,7 @@ extension WebServiceProxy {
                 )
             },
             map: ResponseMapper.validate,
+            isolation: isolation,
             resultHandler: resultHandler
         )
     }
@@ -56,6 +60,8 @@ extension WebServiceProxy {
     ///     first report may come from the calling thread, before this method returns.
     ///   - resultHandler: Receives the decoded value, or the error; a body that does not decode
     ///     gives `DecodingError`. An empty body decodes to `nil` for an optional type.
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
+    ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
     @discardableResult
     public func invoke<T: Decodable>(
@@ -65,7 +71,8 @@ extension WebServiceProxy {
         content: Data? = nil,
         contentType: String? = nil,
         progress: TransferProgress.Handler? = nil,
-        resultHandler: @escaping ResultHandler<T>
+        resultHandler: @escaping ResultHandler<T>,
+        isolation: isolated (any Actor)? = #isolation
     ) -> RequestTask? {
         start(
             {
@@ -79,6 +86,7 @@ extension WebServiceProxy {
                 )
             },
             map: decodingJSON(),
+            isolation: isolation,
             resultHandler: resultHandler
         )
     }
@@ -93,6 +101,8 @@ extension WebServiceProxy {
     ///   - progress: Receives upload and download progress, on a background thread; but with a body, the
     ///     first report may come from the calling thread, before this method returns.
     ///   - resultHandler: Receives success, or the error.
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
+    ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
     /// - Throws: `EncodingError` if the body cannot be encoded (nothing is sent).
     @discardableResult
@@ -102,12 +112,14 @@ extension WebServiceProxy {
         arguments: [String: Any] = [:],
         body: B,
         progress: TransferProgress.Handler? = nil,
-        resultHandler: @escaping ResultHandler<Void>
+        resultHandler: @escaping ResultHandler<Void>,
+        isolation: isolated (any Actor)? = #isolation
     ) throws -> RequestTask? {
         let content = try jsonContent(body)
         return start(
             { try makeRequest(method, path: path, arguments: arguments, content: content, progress: progress) },
             map: ResponseMapper.validate,
+            isolation: isolation,
             resultHandler: resultHandler
         )
     }
@@ -122,6 +134,8 @@ extension WebServiceProxy {
     ///   - progress: Receives upload and download progress, on a background thread; but with a body, the
     ///     first report may come from the calling thread, before this method returns.
     ///   - resultHandler: Receives the decoded value, or the error.
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
+    ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
     /// - Throws: `EncodingError` if the body cannot be encoded (nothing is sent).
     @discardableResult
@@ -131,7 +145,8 @@ extension WebServiceProxy {
         arguments: [String: Any] = [:],
         body: B,
         progress: TransferProgress.Handler? = nil,
-        resultHandler: @escaping ResultHandler<T>
+        resultHandler: @escaping ResultHandler<T>,
+        isolation: isolated (any Actor)? = #isolation
     ) throws -> RequestTask? {
         let content = try jsonContent(body)
         return start(
@@ -146,6 +161,7 @@ extension WebServiceProxy {
                 )
             },
             map: decodingJSON(),
+            isolation: isolation,
             resultHandler: resultHandler
         )
     }
@@ -164,6 +180,8 @@ extension WebServiceProxy {
     ///   - responseHandler: Reads a successful response's body, in the background.
     ///   - resultHandler: Receives the handler's value, or the error (including what the
     ///     response handler threw).
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
+    ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
     @discardableResult
     public func invoke<T>(
@@ -174,7 +192,8 @@ extension WebServiceProxy {
         contentType: String? = nil,
         progress: TransferProgress.Handler? = nil,
         responseHandler: @escaping ResponseHandler<T>,
-        resultHandler: @escaping ResultHandler<T>
+        resultHandler: @escaping ResultHandler<T>,
+        isolation: isolated (any Actor)? = #isolation
     ) -> RequestTask? {
         invoke(
             method,
@@ -184,7 +203,8 @@ extension WebServiceProxy {
             contentType: contentType,
             progress: progress,
             responseHandler: { content, contentType, _ in try responseHandler(content, contentType) },
-            resultHandler: resultHandler
+            resultHandler: resultHandler,
+            isolation: isolation
         )
     }
 
@@ -202,6 +222,8 @@ extension WebServiceProxy {
     ///   - responseHandler: Reads a successful response's body, content type and headers, in the
     ///     background.
     ///   - resultHandler: Receives the handler's value, or the error.
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
+    ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
     @discardableResult
     public func invoke<T>(
@@ -212,7 +234,8 @@ extension WebServiceProxy {
         contentType: String? = nil,
         progress: TransferProgress.Handler? = nil,
         responseHandler: @escaping ResponseHeadersHandler<T>,
-        resultHandler: @escaping ResultHandler<T>
+        resultHandler: @escaping ResultHandler<T>,
+        isolation: isolated (any Actor)? = #isolation
     ) -> RequestTask? {
         start(
             {
@@ -225,6 +248,7 @@ extension WebServiceProxy {
                 )
             },
             map: { try ResponseMapper.value(from: $0, handler: responseHandler) },
+            isolation: isolation,
             resultHandler: resultHandler
         )
     }

@@ -22,7 +22,8 @@ extension WebServiceProxy {
     ///   - path: The operation's path, relative to ``baseURL``.
     ///   - arguments: The arguments, placed as for ``invoke(_:path:arguments:content:contentType:progress:)->()``.
     ///   - destination: The file to write.
-    ///   - progress: Receives download progress, on a background thread.
+    ///   - progress: Receives download progress, on a background thread; named only (see
+    ///     ``ProgressHandler``).
     /// - Returns: The response's headers.
     /// - Throws: ``WebServiceError`` for a status outside 2xx (with at most
     ///   ``downloadErrorBodyLimit`` bytes of its body), the errors of the other `invoke` methods,
@@ -36,9 +37,15 @@ extension WebServiceProxy {
         path: String,
         arguments: [String: Any] = [:],
         to destination: URL,
-        progress: TransferProgress.Handler? = nil
+        progress: ProgressHandler? = nil
     ) async throws -> HTTPHeaders {
-        let prepared = try makeDownload(method, path: path, arguments: arguments, to: destination, progress: progress)
+        let prepared = try makeDownload(
+            method,
+            path: path,
+            arguments: arguments,
+            to: destination,
+            progress: progress?.handler
+        )
         return try await sendDownload(prepared)
     }
 
@@ -55,6 +62,8 @@ extension WebServiceProxy {
     ///   - destination: The file to write.
     ///   - progress: Receives download progress, on a background thread.
     ///   - resultHandler: Receives the response's headers, or the error, on ``callbackQueue``.
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
+    ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input (a `destination` that
     ///   the async ``download(_:path:arguments:to:progress:)`` refuses at once, say) stopped it
     ///   being sent.
@@ -65,12 +74,14 @@ extension WebServiceProxy {
         arguments: [String: Any] = [:],
         to destination: URL,
         progress: TransferProgress.Handler? = nil,
-        resultHandler: @escaping ResultHandler<HTTPHeaders>
+        resultHandler: @escaping ResultHandler<HTTPHeaders>,
+        isolation: isolated (any Actor)? = #isolation
     ) -> RequestTask? {
         start(
             { try makeDownload(method, path: path, arguments: arguments, to: destination, progress: progress) },
             perform: { try await self.sendDownload($0) },
             successIsFinal: true,
+            isolation: isolation,
             resultHandler: resultHandler
         )
     }

@@ -97,8 +97,8 @@ extension WebServiceProxy {
     }
 
     /// Starts a callback-style request: a thin layer over the async path. It builds the request
-    /// now, sends and maps it in a task, and calls `resultHandler` exactly once on the callback
-    /// queue.
+    /// now, sends and maps it in a task, and calls `resultHandler` exactly once, on the caller's
+    /// actor or, when the caller had none, on the callback queue (see ``CallbackDelivery``).
     ///
     /// - Parameters:
     ///   - makeRequest: Builds the request; what it throws goes to the handler, and nothing is
@@ -107,12 +107,14 @@ extension WebServiceProxy {
     ///   - successIsFinal: Whether a success has already done what cannot be undone (a download
     ///     has replaced its destination), so that a `cancel()` that comes after it, before the
     ///     handler runs, must not report it as cancelled.
-    ///   - resultHandler: Receives the result on the callback queue.
+    ///   - isolation: The caller's actor, where `resultHandler` runs; `nil` for the callback queue.
+    ///   - resultHandler: Receives the result.
     /// - Returns: The task, or `nil` when the request could not be built.
     func start<T>(
         _ makeRequest: () throws -> PreparedRequest,
         perform: @escaping (PreparedRequest) async throws -> T,
         successIsFinal: Bool = false,
+        isolation: (any Actor)?,
         resultHandler: @escaping ResultHandler<T>
     ) -> RequestTask? {
         let queue = callbackQueue
@@ -122,7 +124,8 @@ extension WebServiceProxy {
         do {
             prepared = try makeRequest()
         } catch {
-            queue.async { handler.value(.failure(error)) }
+            let failure = Handoff(value: Result<T, any Error>.failure(error))
+            Task { await CallbackDelivery.call(handler, with: { failure }, on: queue, isolation: isolation) }
             return nil
         }
         let requestTask = RequestTask()
@@ -137,7 +140,12 @@ extension WebServiceProxy {
                     result = .failure(error)
                 }
                 let outcome = Handoff(value: result)
-                queue.async { handler.value(requestTask.complete(with: outcome.value, successIsFinal: successIsFinal)) }
+                await CallbackDelivery.call(
+                    handler,
+                    with: { Handoff(value: requestTask.complete(with: outcome.value, successIsFinal: successIsFinal)) },
+                    on: queue,
+                    isolation: isolation
+                )
             }
         )
         return requestTask
@@ -147,12 +155,14 @@ extension WebServiceProxy {
     func start<T>(
         _ makeRequest: () throws -> PreparedRequest,
         map: @escaping (TransportResponse) throws -> T,
+        isolation: (any Actor)?,
         resultHandler: @escaping ResultHandler<T>
     ) -> RequestTask? {
         let mapping = Handoff(value: map)
         return start(
             makeRequest,
             perform: { try await self.send($0, map: mapping.value) },
+            isolation: isolation,
             resultHandler: resultHandler
         )
     }

@@ -33,6 +33,8 @@ extension WebServiceProxy {
     ///   - completionHandler: Receives success when the stream has ended, or the error of
     ///     ``stream(_:path:arguments:content:contentType:as:)`` or of reading the stream
     ///     (after the elements before it).
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
+    ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent
     ///   (the completion handler then receives the error).
     @discardableResult
@@ -44,7 +46,8 @@ extension WebServiceProxy {
         contentType: String? = nil,
         as format: StreamFormat<Element>,
         elementHandler: @escaping (Element) -> Void,
-        completionHandler: @escaping ResultHandler<Void>
+        completionHandler: @escaping ResultHandler<Void>,
+        isolation: isolated (any Actor)? = #isolation
     ) -> RequestTask? {
         startStream(
             {
@@ -58,7 +61,8 @@ extension WebServiceProxy {
             },
             as: format,
             elementHandler: elementHandler,
-            completionHandler: completionHandler
+            completionHandler: completionHandler,
+            isolation: isolation
         )
     }
 
@@ -73,6 +77,8 @@ extension WebServiceProxy {
     ///   - format: What an element is (see ``StreamFormat``).
     ///   - elementHandler: Receives each element, on ``callbackQueue``.
     ///   - completionHandler: Receives success when the stream has ended, or the error.
+    ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
+    ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input stopped it being sent.
     /// - Throws: `EncodingError` if the body cannot be encoded (nothing is sent).
     @discardableResult
@@ -83,14 +89,16 @@ extension WebServiceProxy {
         body: B,
         as format: StreamFormat<Element>,
         elementHandler: @escaping (Element) -> Void,
-        completionHandler: @escaping ResultHandler<Void>
+        completionHandler: @escaping ResultHandler<Void>,
+        isolation: isolated (any Actor)? = #isolation
     ) throws -> RequestTask? {
         let content = try jsonContent(body)
         return startStream(
             { try makeRequest(method, path: path, arguments: arguments, content: content, accept: format.accept) },
             as: format,
             elementHandler: elementHandler,
-            completionHandler: completionHandler
+            completionHandler: completionHandler,
+            isolation: isolation
         )
     }
 
@@ -100,7 +108,8 @@ extension WebServiceProxy {
         _ makeRequest: () throws -> PreparedRequest,
         as format: StreamFormat<Element>,
         elementHandler: @escaping (Element) -> Void,
-        completionHandler: @escaping ResultHandler<Void>
+        completionHandler: @escaping ResultHandler<Void>,
+        isolation: (any Actor)?
     ) -> RequestTask? {
         let queue = callbackQueue
         let handler = Handoff(value: elementHandler)
@@ -108,30 +117,31 @@ extension WebServiceProxy {
             makeRequest,
             perform: { prepared in
                 for try await element in try await self.stream(prepared, as: format) {
-                    await Self.deliver(Handoff(value: element), to: handler, on: queue)
+                    await Self.deliver(Handoff(value: element), to: handler, on: queue, isolation: isolation)
                 }
             },
+            isolation: isolation,
             resultHandler: completionHandler
         )
     }
 
-    /// Runs `handler` with `element` on `queue`, and returns once it has; a handler not yet run
-    /// when the task is cancelled does not run.
+    /// Runs `handler` with `element` on the caller's actor, or on `queue` when the caller had
+    /// none, and returns once it has; a handler not yet run when the task is cancelled does not
+    /// run.
     private static func deliver<Element>(
         _ element: Handoff<Element>,
         to handler: Handoff<(Element) -> Void>,
-        on queue: DispatchQueue
+        on queue: DispatchQueue,
+        isolation: (any Actor)?
     ) async {
         let isCancelled = Locked(false)
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                queue.async {
-                    if !isCancelled.withLock({ $0 }) {
-                        handler.value(element.value)
-                    }
-                    continuation.resume()
-                }
-            }
+            await CallbackDelivery.call(
+                handler,
+                with: { isCancelled.withLock { $0 } ? nil : element },
+                on: queue,
+                isolation: isolation
+            )
         } onCancel: {
             isCancelled.withLock { $0 = true }
         }

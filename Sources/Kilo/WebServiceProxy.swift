@@ -48,7 +48,8 @@ public final class WebServiceProxy: Sendable {
     public typealias ResponseHeadersHandler<T> =
         @Sendable (_ content: Data, _ contentType: String?, _ headers: HTTPHeaders) throws -> T
 
-    /// Receives the outcome of a callback-style request, on ``callbackQueue``.
+    /// Receives the outcome of a callback-style request: on the caller's actor, or, for a caller
+    /// isolated to no actor, on ``callbackQueue``.
     public typealias ResultHandler<T> = (_ result: Result<T, any Error>) -> Void
 
     /// An argument value that means "leave this argument out", for building argument dictionaries
@@ -165,11 +166,15 @@ public final class WebServiceProxy: Sendable {
         set { settings.withLock { $0.headers = Self.withoutCaseVariants(newValue, previous: $0.headers) } }
     }
 
-    /// The queue that result handlers run on. The default is the main queue.
+    /// The queue that result handlers run on when the code that passes them is isolated to no
+    /// actor. The default is the main queue.
     ///
-    /// A command-line program whose main thread does not run a run loop (or `dispatchMain()`)
-    /// never drains the main queue: set another queue there. The `async` methods never use
-    /// this queue.
+    /// A handler passed from an actor's code runs on that actor: from main-actor code (top-level
+    /// code, a `@MainActor` type), on the main actor, whatever this queue is. Swift takes a closure
+    /// written there to be the main actor's, and checks it: run elsewhere, it would stop the
+    /// program. A command-line program whose main thread does not run a run loop (or
+    /// `dispatchMain()`) never drains the main queue: set another queue there, and call from code
+    /// isolated to no actor. The `async` methods never use this queue.
     public var callbackQueue: DispatchQueue {
         get { settings.withLock { $0.callbackQueue } }
         set { settings.withLock { $0.callbackQueue = newValue } }

@@ -5,10 +5,11 @@ import KiloTransport
 ///
 /// It keeps everything the server said, so the caller can act on it: the status code, the
 /// headers, and the body, raw and unmodified (a proxy keeps its first 1 MiB). When the body is
-/// text (`text/*`), that text is the error's `localizedDescription`, its first
+/// text (`text/*`) other than HTML, that text is the error's `localizedDescription`, its first
 /// ``descriptionLimit`` characters with control characters escaped, so that a hostile server
-/// cannot flood a log or write escape sequences to a terminal; otherwise it is the status's
-/// reason phrase, such as "Not Found".
+/// cannot flood a log or write escape sequences to a terminal; otherwise (an HTML error page,
+/// JSON, no body) it is the status's reason phrase, such as "Not Found". ``text`` still reads an
+/// HTML body.
 ///
 /// ```swift
 /// do {
@@ -61,13 +62,19 @@ public struct WebServiceError: Error, Sendable, Hashable {
 }
 
 extension WebServiceError: LocalizedError {
-    /// The body's text for a `text/*` response whose body has more than white space; otherwise
-    /// the status's reason phrase.
+    /// The body's text for a `text/*` response other than `text/html` whose body has more than
+    /// white space; otherwise the status's reason phrase: an HTML error page is markup for a
+    /// browser, not a message for a person.
     public var errorDescription: String? {
-        if let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty {
+        if !isHTML, let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty {
             return Self.summary(of: text)
         }
         return HTTPStatus.reasonPhrase(for: statusCode)
+    }
+
+    /// Whether the body is an HTML page: `text/html` (`application/xhtml+xml` is not text).
+    private var isHTML: Bool {
+        contentType.flatMap(MediaType.init).map { $0.type == "text" && $0.subtype == "html" } ?? false
     }
 
     /// The most characters of a body's text that the description shows.

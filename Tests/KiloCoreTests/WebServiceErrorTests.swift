@@ -34,10 +34,10 @@ import Testing
     @Test func textBodyWithoutCharsetIsReadAsUTF8() {
         let error = WebServiceError(
             statusCode: 400,
-            headers: ["Content-Type": "text/html"],
-            body: Data("<b>café</b>".utf8)
+            headers: ["Content-Type": "text/csv"],
+            body: Data("café;crème".utf8)
         )
-        #expect(error.localizedDescription == "<b>café</b>")
+        #expect(error.localizedDescription == "café;crème")
     }
 
     @Test func latin1BodyIsDecodedWithItsCharset() {
@@ -82,6 +82,16 @@ import Testing
         #expect(error.text == nil)
         #expect(error.localizedDescription == "Not Found")
         #expect(error.description == "WebServiceError(404): Not Found")
+    }
+
+    @Test(arguments: ["text/html", "text/html; charset=utf-8", "TEXT/HTML", "application/xhtml+xml"])
+    func htmlBodyGivesTheStatusAndReasonPhraseAndStaysReadable(contentType: String) {
+        let page = "<!DOCTYPE HTML PUBLIC \"-//IETF//DTD HTML 2.0//EN\">\n<title>404 Not Found</title>"
+        let error = WebServiceError(statusCode: 404, headers: ["Content-Type": contentType], body: Data(page.utf8))
+        #expect(error.localizedDescription == "Not Found")
+        #expect(error.description == "WebServiceError(404): Not Found")
+        #expect(error.body == Data(page.utf8))
+        #expect(error.text == (contentType.lowercased().hasPrefix("text/") ? page : nil))
     }
 
     @Test(arguments: [

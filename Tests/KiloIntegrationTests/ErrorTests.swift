@@ -57,6 +57,17 @@ struct ErrorTests {
         #expect(error?.localizedDescription == "This is an error message.")
     }
 
+    /// Flask's 404 page is HTML: the description is the reason phrase, and the page stays readable.
+    @Test func htmlErrorPageGivesTheReasonPhrase() async throws {
+        let error = await #expect(throws: WebServiceError.self) {
+            try await sample.invoke(.get, path: "no/such/operation")
+        }
+        #expect(error?.statusCode == 404)
+        #expect(error?.contentType?.hasPrefix("text/html") == true)
+        #expect(error?.text?.contains("<title>404 Not Found</title>") == true)
+        #expect(error?.description == "WebServiceError(404): Not Found")
+    }
+
     @Test func textErrorBodyIsDescriptionThroughCallback() async throws {
         sample.callbackQueue = CallbackQueues.make("errors.text")
         let outcome: CallbackOutcome<String> = try await callback {

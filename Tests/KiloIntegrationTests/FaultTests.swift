@@ -320,6 +320,48 @@ struct FaultTests {
         #endif
     }
 
+    /// A status line without a reason phrase (`HTTP/1.1 200`), which RFC 9112 allows: Linux's
+    /// URLSession refuses it (`cannotParseResponse`); SwiftNIO takes it. Docs/Transports.md says so.
+    @Test func aStatusLineWithoutAReasonPhrase() async throws {
+        let proxy = try FaultServer.proxy()
+        #if KILO_ASYNC_HTTP_CLIENT || !canImport(FoundationNetworking)
+            let result: FaultServer.OK = try await proxy.invoke(
+                .get,
+                path: "malformed",
+                arguments: ["how": "no-reason"]
+            )
+            #expect(result.ok)
+        #else
+            let error = await #expect(throws: URLError.self) {
+                let _: FaultServer.OK = try await proxy.invoke(.get, path: "malformed", arguments: ["how": "no-reason"])
+            }
+            #expect(error?.code == .cannotParseResponse)
+        #endif
+    }
+
+    /// `Http/1.1 200 OK`: Linux's URLSession takes it as a 200; SwiftNIO refuses it as a
+    /// malformed response. Docs/Transports.md says so.
+    @Test func aStatusLineWithAMixedCaseProtocolName() async throws {
+        let proxy = try FaultServer.proxy()
+        #if KILO_ASYNC_HTTP_CLIENT
+            let error = await #expect(throws: URLError.self) {
+                let _: FaultServer.OK = try await proxy.invoke(
+                    .get,
+                    path: "malformed",
+                    arguments: ["how": "mixed-case-protocol"]
+                )
+            }
+            #expect(error?.code == .badServerResponse)
+        #elseif canImport(FoundationNetworking)
+            let result: FaultServer.OK = try await proxy.invoke(
+                .get,
+                path: "malformed",
+                arguments: ["how": "mixed-case-protocol"]
+            )
+            #expect(result.ok)
+        #endif
+    }
+
     /// `close`: the server closes without a response; `reset`: it resets the connection;
     /// `partial`: it closes after the headers and 10 of 1000 promised body bytes. Apple's
     /// URLSession calls all three `networkConnectionLost`; Linux's gives -1011, -1005 and -1, which
@@ -517,7 +559,7 @@ struct FaultLoadTests {
 
     /// Downloads `/huge?mb=512` to a file, and checks the file and how much resident memory grew,
     /// sampled every 10 ms throughout.
-    private func downloadHugeBody(_ mode: String, progress: TransferProgress.Handler? = nil) async throws {
+    private func downloadHugeBody(_ mode: String, progress: ProgressHandler? = nil) async throws {
         let megabytes = 512
         let directory = try TemporaryDirectory()
         let destination = directory.url.appendingPathComponent("huge.bin")
@@ -542,10 +584,13 @@ struct FaultLoadTests {
     @Test(arguments: ["session", "owned"])
     func hugeDownloadWithASlowProgressHandlerStaysInBoundedMemory(mode: String) async throws {
         let calls = Protected(0)
-        try await downloadHugeBody(mode) { _ in
-            calls.withLock { $0 += 1 }
-            Thread.sleep(forTimeInterval: 0.005)
-        }
+        try await downloadHugeBody(
+            mode,
+            progress: ProgressHandler { _ in
+                calls.withLock { $0 += 1 }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+        )
         print("FaultLoadTests: \(calls.current) progress reports (\(mode))")
     }
 

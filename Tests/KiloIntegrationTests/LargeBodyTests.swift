@@ -63,9 +63,12 @@ struct LargeBodyTests {
         let file = try directory.write(Fixtures.bytes(count: Self.largeSize), named: "large.bin")
         let reports = Protected<[TransferProgress]>([])
         let proxy = try progressProxy()
-        let _: MultipartEcho = try await proxy.invoke(.post, path: "echo/multipart", arguments: ["file": file]) {
-            progress in reports.withLock { $0.append(progress) }
-        }
+        let _: MultipartEcho = try await proxy.invoke(
+            .post,
+            path: "echo/multipart",
+            arguments: ["file": file],
+            progress: ProgressHandler { progress in reports.withLock { $0.append(progress) } }
+        )
         let all = reports.withLock { $0 }
         #expect(all.count > 3, "progress should be reported as the body streams, not only at the ends")
         for (earlier, later) in zip(all, all.dropFirst()) {
@@ -214,9 +217,12 @@ struct LargeBodyTests {
         let destination = directory.url.appendingPathComponent("download.bin")
         let reports = Protected<[TransferProgress]>([])
         let proxy = try progressProxy()
-        let headers = try await proxy.download(path: "bytes", arguments: ["n": size], to: destination) { progress in
-            reports.withLock { $0.append(progress) }
-        }
+        let headers = try await proxy.download(
+            path: "bytes",
+            arguments: ["n": size],
+            to: destination,
+            progress: ProgressHandler { progress in reports.withLock { $0.append(progress) } }
+        )
         let data = try Data(contentsOf: destination)
         #expect(data.count == size)
         #expect(data == Data((0..<size).map { UInt8($0 % 251) }))

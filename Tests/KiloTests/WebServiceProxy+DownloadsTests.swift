@@ -140,9 +140,12 @@ import Testing
     @Test func progressEndsWithEveryByteSentAndReceived() async throws {
         let transport = FakeTransport(statusCode: 200, body: "[1,2,3]")
         let reports = Reports()
-        let numbers: [Int] = try await makeProxy(transport).invoke(.post, path: "n", arguments: ["a": "bc"]) {
-            reports.append($0)
-        }
+        let numbers: [Int] = try await makeProxy(transport).invoke(
+            .post,
+            path: "n",
+            arguments: ["a": "bc"],
+            progress: ProgressHandler { reports.append($0) }
+        )
         #expect(numbers == [1, 2, 3])
         let last = try #require(reports.all.last)
         #expect(last.bytesSent == 4)

@@ -248,7 +248,7 @@ enum Child {
                 .post,
                 path: "discard",
                 arguments: ["file": options.file],
-                progress: { _ in reports.mark() }
+                progress: ProgressHandler { _ in reports.mark() }
             )
             // The body is the file plus a few hundred bytes of part headers and boundaries.
             guard Int64(answer.received) > size, Int64(answer.received) < size + 1024 else {

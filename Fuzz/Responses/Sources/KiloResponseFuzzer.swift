@@ -64,7 +64,7 @@ private func check<Outcome: Equatable>(
 
 /// Checks that an error response's description, and a stream error's that quotes the server,
 /// show the first ``WebServiceError/descriptionLimit`` characters of the text, escaped, with an
-/// ellipsis when some were left out (``shown(_:)``); and that a `MediaType` is parsed from
+/// ellipsis when some were left out (``shown(_:)``), or the reason phrase for HTML; and that a `MediaType` is parsed from
 /// exactly the values whose type and subtype are tokens.
 private func checkDescriptions(_ input: StreamInput) {
     let error = WebServiceError(
@@ -73,7 +73,9 @@ private func checkDescriptions(_ input: StreamInput) {
         body: Data(input.body)
     )
     let text = error.text?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-    let expected = text.isEmpty ? "Bad Request" : shown(text)
+    let mediaType = MediaType(input.contentType)
+    let isHTML = mediaType?.type == "text" && mediaType?.subtype == "html"
+    let expected = text.isEmpty || isHTML ? "Bad Request" : shown(text)
     guard error.errorDescription == expected else {
         fail(
             "WebServiceError shows \(String(reflecting: error.errorDescription)), not \(String(reflecting: expected))",

@@ -9,9 +9,9 @@ import Foundation
 ///
 /// ```swift
 /// proxy.encoding = .multipartFormData   // a file argument needs it
-/// try await proxy.invoke(.post, path: "videos", arguments: ["video": videoURL]) { progress in
+/// try await proxy.invoke(.post, path: "videos", arguments: ["video": videoURL], progress: ProgressHandler { progress in
 ///     print(progress.fractionSent ?? 0)
-/// }
+/// })
 /// ```
 public struct TransferProgress: Sendable, Hashable {
     /// Receives progress reports, on a background thread: the request's task, or the

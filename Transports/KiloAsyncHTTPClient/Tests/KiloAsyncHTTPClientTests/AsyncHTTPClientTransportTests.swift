@@ -148,8 +148,9 @@ struct AsyncHTTPClientTransportTests {
         let echo: MultipartEcho = try await proxy.invoke(
             .post,
             path: "echo/multipart",
-            arguments: ["title": "big", "file": file]
-        ) { progress in reports.withLock { $0.append(progress) } }
+            arguments: ["title": "big", "file": file],
+            progress: ProgressHandler { progress in reports.withLock { $0.append(progress) } }
+        )
         let uploaded = try #require(echo.files["file"]?.first)
         #expect(uploaded.size == size)
         #expect(uploaded.filename == "large.bin")
