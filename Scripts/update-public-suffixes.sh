@@ -4,7 +4,7 @@
 #     apt-get update && apt-get install publicsuffix    # or: apt-get install --only-upgrade publicsuffix
 #     bash Scripts/update-public-suffixes.sh [LIST [TESTS]]
 #
-# It writes the list's rules to Sources/KiloTransport/Cookies/PublicSuffixList+Rules.swift, one generated
+# It writes the list's rules to Sources/KiloTransport/URLSession/Linux/Cookies/PublicSuffixList+Rules.swift, one generated
 # file (it says so at its top): one rule a line, as the list writes it and in its order, with the ASCII
 # (Punycode) form of each internationalized rule on the line after it, in one string literal that
 # PublicSuffixList.swift parses; and the list's own test cases (the package's examples/test_psl.txt) to
@@ -40,7 +40,7 @@ import re
 import sys
 
 list_path, tests_path, version, source, tests_source = sys.argv[1:6]
-rules_path = "Sources/KiloTransport/Cookies/PublicSuffixList+Rules.swift"
+rules_path = "Sources/KiloTransport/URLSession/Linux/Cookies/PublicSuffixList+Rules.swift"
 
 
 def a_label(label):

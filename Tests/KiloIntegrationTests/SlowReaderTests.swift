@@ -82,6 +82,37 @@ struct SlowReaderTests {
         #expect(transfer.wasCutShort, "the server sent \(transfer.sent ?? 0) of \(transfer.size ?? 0) bytes")
     }
 
+    /// A compressed event stream read more slowly than it decodes (a few KiB of brotli that
+    /// decode to a GiB of zeros: on Linux's URLSession, gigabytes on disk within seconds) fails
+    /// with the named limit once 16 MiB wait; async-http-client, which cannot decode brotli,
+    /// refuses it at once.
+    @Test func aCompressedStreamReadSlowlyFailsAtTheUnreadLimitInBoundedMemory() async throws {
+        let proxy = try FaultServer.proxy().withLimits {
+            $0.maximumUnreadSize = Self.bound
+            $0.deadline = 60
+        }
+        let arguments: [String: Any] = ["encoding": "br", "mb": 1024, "type": "text/event-stream"]
+        guard Self.spills else {
+            #if KILO_ASYNC_HTTP_CLIENT
+                let error = await #expect(throws: URLError.self) {
+                    let chunks = try await proxy.stream(.get, path: "bomb", arguments: arguments, as: .bytes)
+                    for try await _ in chunks {}
+                }
+                #expect(error?.code == .cannotDecodeContentData)
+            #endif
+            return
+        }
+        let chunks = try await proxy.stream(.get, path: "bomb", arguments: arguments, as: .bytes)
+        var iterator = chunks.makeAsyncIterator()
+        _ = try await iterator.next()
+        try await Task.sleep(for: .seconds(2))  // the reader falls behind
+        #expect(try await Self.wait { SpillFiles.bytesOnDisk() == 0 }, "the stream failed and its files closed")
+        let error = await #expect(throws: LimitError.self) {
+            while try await iterator.next() != nil {}
+        }
+        #expect(error == .unreadTooLarge(limit: Self.bound))
+    }
+
     /// The disk gives back what the reader has read: a reader that falls 100 MiB behind, then
     /// catches up by 64 MiB, leaves at most what it has not read, and 4 MiB more, on disk; a
     /// single growing file held all that had passed through, 100 MiB, until it was emptied.

@@ -4,6 +4,14 @@ import Foundation
     import FoundationNetworking
 #endif
 
+// Linux: the limits and rules a session does not apply to the cookies it stores and sends.
+//
+// Behaviour handled (swift-corelibs-foundation, Swift 6.3.1): no limit on cookies stored or sent,
+// none refused for a public suffix, `Secure` ones sent over plain HTTP. Portable code, used only
+// by the Linux wing (CookieJar, URLRequest+Cookies).
+// Tests: CookiePolicyTests, URLSessionTransport+CookieDefenceTests, SecureCookieTests.
+// Remove with CookieJar.swift, or keep to give AsyncHTTPClientTransport a cookie store.
+
 /// The limits and rules by which Kilo stores the cookies that servers set, and sends them back: its
 /// defence against a server that floods a client with cookies, or sets them for a whole public suffix.
 ///

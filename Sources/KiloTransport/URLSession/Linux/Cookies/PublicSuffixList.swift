@@ -1,3 +1,10 @@
+// Linux: no Public Suffix List behind the session's cookies.
+//
+// Behaviour handled (swift-corelibs-foundation, Swift 6.3.1): a cookie for `Domain=com` is stored
+// and sent to every site under it. Portable code, used only by CookiePolicy.
+// Tests: PublicSuffixListTests (every rule of the list), CookiePolicyTests.
+// Remove with CookiePolicy.swift.
+
 /// The Public Suffix List (https://publicsuffix.org/list/): the domains under which anyone can register
 /// names, such as `com`, `co.uk` or `github.io`, and the algorithm that finds a domain's public suffix.
 ///

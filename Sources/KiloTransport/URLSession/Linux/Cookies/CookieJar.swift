@@ -1,8 +1,14 @@
 import Foundation
 
-// Linux only, as its hooks are: on Apple platforms the platform's URLSession stores cookies itself.
 #if canImport(FoundationNetworking)
     import FoundationNetworking
+
+    // Linux: a session stores every cookie a response sets, whatever their number or `Domain`.
+    //
+    // Behaviour handled (swift-corelibs-foundation, Swift 6.3.1, libcurl 7.88): see the jar's own
+    // description below; on Apple platforms the platform's URLSession stores cookies itself.
+    // Tests: CookieJarTests, URLSessionTransport+CookieDefenceTests, SecureCookieTests.
+    // Remove when corelibs limits what it stores and checks the Public Suffix List.
 
     /// A session's cookie storage, into which the cookies that responses set go through a ``CookiePolicy``.
     ///
