@@ -39,6 +39,26 @@ enum CallbackDelivery {
         }
     }
 
+    /// Calls `handler` as ``call(_:with:on:isolation:)`` does, but for a caller isolated to no
+    /// actor, hands it to `queue` without waiting for it to run: a result handler, which runs
+    /// once and last, needs no one to wait for it, and the request's task ends at once.
+    static func post<Value>(
+        _ handler: Handoff<(Value) -> Void>,
+        with value: @escaping @Sendable () -> Handoff<Value>?,
+        on queue: DispatchQueue,
+        isolation: (any Actor)?
+    ) async {
+        if let isolation {
+            await call(handler, with: value, isolation: isolation)
+        } else {
+            queue.async {
+                if let value = value() {
+                    handler.value(value.value)
+                }
+            }
+        }
+    }
+
     /// Calls `handler` on `isolation`, the actor the caller passed it from.
     private static func call<Value>(
         _ handler: Handoff<(Value) -> Void>,

@@ -125,7 +125,7 @@ extension WebServiceProxy {
             prepared = try makeRequest()
         } catch {
             let failure = Handoff(value: Result<T, any Error>.failure(error))
-            Task { await CallbackDelivery.call(handler, with: { failure }, on: queue, isolation: isolation) }
+            Task { await CallbackDelivery.post(handler, with: { failure }, on: queue, isolation: isolation) }
             return nil
         }
         let requestTask = RequestTask()
@@ -140,7 +140,7 @@ extension WebServiceProxy {
                     result = .failure(error)
                 }
                 let outcome = Handoff(value: result)
-                await CallbackDelivery.call(
+                await CallbackDelivery.post(
                     handler,
                     with: { Handoff(value: requestTask.complete(with: outcome.value, successIsFinal: successIsFinal)) },
                     on: queue,
