@@ -418,15 +418,16 @@ struct AsyncHTTPClientTransportTests {
         #expect(error?.code == .badURL)
     }
 
+    /// `RedirectPolicy.maximumRedirects`, 20, as over `URLSession`.
     @Test func tooManyRedirectsFail() async throws {
         let error = await #expect(throws: URLError.self) {
             try await transport.send(
-                TransportRequest(method: .get, url: try LiveServers.url(LiveServers.httpbin, "redirect/17"))
+                TransportRequest(method: .get, url: try LiveServers.url(LiveServers.httpbin, "redirect/21"))
             )
         }
         #expect(error?.code == .httpTooManyRedirects)
         let followed = try await transport.send(
-            TransportRequest(method: .get, url: try LiveServers.url(LiveServers.httpbin, "redirect/16"))
+            TransportRequest(method: .get, url: try LiveServers.url(LiveServers.httpbin, "redirect/20"))
         )
         #expect(followed.statusCode == 200)
     }
