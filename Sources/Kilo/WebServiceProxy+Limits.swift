@@ -69,5 +69,5 @@ extension WebServiceProxy {
 
     /// The most bytes of an error response's body kept in ``WebServiceError/body``: 1 MiB. The
     /// rest is not read, and the transfer is cancelled.
-    public static let errorBodyLimit = 1 << 20
+    public static let errorBodyLimit = ResponseConsumption.standardErrorBodyLimit
 }

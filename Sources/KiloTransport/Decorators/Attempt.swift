@@ -8,12 +8,10 @@ import Foundation
 /// an empty body. For one whose body is collected whole in memory
 /// (``ResponseConsumption/collectsInMemory``), the body is read first, within its limit, so that
 /// a connection lost mid-body can be retried. The body of any other status is read first, up to
-/// ``errorBodyLimit`` bytes, so that a policy can look into an error (a token refresh after a
-/// 401, say); the response returned then holds what was read.
+/// the consumption's error body limit (``ResponseConsumption/standardErrorBodyLimit`` when it
+/// has none), so that a policy can look into an error (a token refresh after a 401, say); the
+/// response returned then holds what was read.
 package struct Attempt: Sendable {
-    /// The most bytes of an error's body read for the policy.
-    package static let errorBodyLimit = 1 << 20
-
     /// What the policy judges.
     package let outcome: Result<TransportResponse, any Error>
     /// What the decorator returns if the attempt stands.
@@ -38,7 +36,8 @@ package struct Attempt: Sendable {
                 outcome = .success(streamed.collected(Data()))
                 response = .success(streamed)
             } else {
-                let body = try await streamed.body.prefix(Self.errorBodyLimit)
+                let limit = consumption.errorBodyLimit ?? ResponseConsumption.standardErrorBodyLimit
+                let body = try await streamed.body.prefix(limit)
                 progress?.reportReceived(Int64(body.count), of: Int64(body.count))
                 let whole = streamed.collected(body)
                 outcome = .success(whole)

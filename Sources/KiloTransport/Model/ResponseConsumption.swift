@@ -26,6 +26,11 @@ public struct ResponseConsumption: Sendable, Hashable {
         case stream(maximumUnread: Int?)
     }
 
+    /// The most bytes of an error's body worth keeping, 1 MiB: enough for any problem document a
+    /// service sends, and a bound on what a hostile one can make a client hold.
+    /// (`WebServiceProxy.errorBodyLimit`, and what a decorator reads of an error for its policy.)
+    public static let standardErrorBodyLimit = 1 << 20
+
     /// Where a successful response's body goes.
     public var destination: Destination
     /// For a status outside 2xx, the most bytes of the body kept in memory, wherever a success's

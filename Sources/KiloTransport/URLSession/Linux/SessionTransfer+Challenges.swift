@@ -68,7 +68,7 @@ import Foundation
                 guard var held = challenged, state.isCurrent(task), state.phase == .waitingForResponse else {
                     return false
                 }
-                held.body.append(data.prefix(max(0, Attempt.errorBodyLimit - held.body.count)))
+                held.body.append(data.prefix(max(0, ResponseConsumption.standardErrorBodyLimit - held.body.count)))
                 challenged = held
                 return true
             }
