@@ -12,10 +12,8 @@ extension WebServiceProxy {
     ///
     /// The body is streamed to a temporary file beside `destination`, which replaces
     /// `destination` only when the whole body has arrived with a 2xx status. On any failure,
-    /// `destination` is left as it was and the temporary file is removed. (On Linux, a proxy on
-    /// your session downloads through a download task, whose own temporary file
-    /// swift-corelibs-foundation leaves behind when the transfer fails; a proxy with a session of
-    /// its own writes the file itself. See Docs/LargeBodies.md.)
+    /// `destination` is left as it was and the temporary file is removed (after a deadline or a
+    /// cancellation, which return at once, as soon as the transfer has stopped).
     ///
     /// - Parameters:
     ///   - method: The HTTP method; `GET` by default.
