@@ -59,7 +59,8 @@ extension WebServiceProxy {
     ///   - arguments: The arguments.
     ///   - destination: The file to write.
     ///   - progress: Receives download progress, on a background thread.
-    ///   - resultHandler: Receives the response's headers, or the error, on ``callbackQueue``.
+    ///   - resultHandler: Receives the response's headers, or the error, on the caller's actor or
+    ///     ``callbackQueue``.
     ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
     ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input (a `destination` that
