@@ -4,7 +4,8 @@ import KiloTransport
 
 /// The callback-style `invoke` methods, compatible with Kilo 3.x.
 ///
-/// Each returns at once. The result handler runs later, exactly once, on ``callbackQueue``.
+/// Each returns at once. The result handler runs later, exactly once, on the caller's actor, or,
+/// for a caller isolated to no actor, on ``callbackQueue``.
 extension WebServiceProxy {
     /// Calls an operation that returns no content.
     ///

@@ -12,10 +12,8 @@ extension WebServiceProxy {
     ///
     /// The body is streamed to a temporary file beside `destination`, which replaces
     /// `destination` only when the whole body has arrived with a 2xx status. On any failure,
-    /// `destination` is left as it was and the temporary file is removed. (On Linux, a proxy on
-    /// your session downloads through a download task, whose own temporary file
-    /// swift-corelibs-foundation leaves behind when the transfer fails; a proxy with a session of
-    /// its own writes the file itself. See Docs/LargeBodies.md.)
+    /// `destination` is left as it was and the temporary file is removed (after a deadline or a
+    /// cancellation, which return at once, as soon as the transfer has stopped).
     ///
     /// - Parameters:
     ///   - method: The HTTP method; `GET` by default.
@@ -61,7 +59,8 @@ extension WebServiceProxy {
     ///   - arguments: The arguments.
     ///   - destination: The file to write.
     ///   - progress: Receives download progress, on a background thread.
-    ///   - resultHandler: Receives the response's headers, or the error, on ``callbackQueue``.
+    ///   - resultHandler: Receives the response's headers, or the error, on the caller's actor or
+    ///     ``callbackQueue``.
     ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
     ///     `nil` passed from an actor's code would run a handler written there off that actor.
     /// - Returns: The request's task, to cancel it; `nil` when bad input (a `destination` that

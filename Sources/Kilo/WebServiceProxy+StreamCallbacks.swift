@@ -5,10 +5,11 @@ import KiloTransport
 /// The callback-style `stream` methods, for code that is not `async`: a thin layer over the
 /// `async` ones.
 ///
-/// Each returns at once. The element handler runs on ``callbackQueue`` for each element, in
-/// order, one at a time: the next element is read only once the handler has returned for the one
-/// before, so a busy queue slows the transfer instead of piling elements up. Then the completion
-/// handler runs, exactly once, on the same queue. After ``RequestTask/cancel()``, no element
+/// Each returns at once. The element handler runs on the caller's actor (for a caller isolated to
+/// no actor, on ``callbackQueue``) for each element, in order, one at a time: the next element is
+/// read only once the handler has returned for the one before, so a busy actor or queue slows the
+/// transfer instead of piling elements up. Then the completion handler runs, exactly once, in the
+/// same place. After ``RequestTask/cancel()``, no element
 /// handler runs, and the completion handler receives `URLError(.cancelled)`.
 extension WebServiceProxy {
     /// Calls an operation whose response is read as it arrives, handing each element to a
@@ -16,7 +17,7 @@ extension WebServiceProxy {
     ///
     /// ```swift
     /// task = proxy.stream(.get, path: "records", as: .jsonLines(of: Record.self)) { record in
-    ///     records.append(record)   // on the main queue, by default
+    ///     records.append(record)   // on the main actor, from main-actor code
     /// } completionHandler: { result in
     ///     if case .failure(let error) = result { show(error) }
     /// }
@@ -29,7 +30,7 @@ extension WebServiceProxy {
     ///   - content: A request body; the arguments then go in the query string.
     ///   - contentType: The body's media type; `application/octet-stream` when `nil`.
     ///   - format: What an element is (see ``StreamFormat``).
-    ///   - elementHandler: Receives each element, on ``callbackQueue``.
+    ///   - elementHandler: Receives each element, on the caller's actor or ``callbackQueue``.
     ///   - completionHandler: Receives success when the stream has ended, or the error of
     ///     ``stream(_:path:arguments:content:contentType:as:)`` or of reading the stream
     ///     (after the elements before it).
@@ -75,7 +76,7 @@ extension WebServiceProxy {
     ///   - arguments: The arguments, sent in the query string.
     ///   - body: The body, encoded as JSON by ``makeJSONEncoder``.
     ///   - format: What an element is (see ``StreamFormat``).
-    ///   - elementHandler: Receives each element, on ``callbackQueue``.
+    ///   - elementHandler: Receives each element, on the caller's actor or ``callbackQueue``.
     ///   - completionHandler: Receives success when the stream has ended, or the error.
     ///   - isolation: The caller's actor, where the handlers run (see ``callbackQueue``). Leave it out:
     ///     `nil` passed from an actor's code would run a handler written there off that actor.

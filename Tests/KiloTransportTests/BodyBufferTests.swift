@@ -132,6 +132,49 @@ import Testing
         }
     }
 
+    /// A reader whose task is cancelled stops at once, though chunks wait and the producer goes
+    /// on appending: the work of a request whose deadline passed (`Deadline.run` returns without
+    /// waiting for it) writes no more of the body anywhere, and the transfer is stopped.
+    @Test func aCancelledReaderStopsThoughChunksWait() async throws {
+        let buffer = BodyBuffer(policy: .spilling)
+        let cancels = Cancels()
+        cancels.attach(to: buffer)
+        for _ in 0..<4 {
+            buffer.append(Data(count: 1 << 20))
+        }
+        let read = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            var count = 0
+            do {
+                while count < 16 << 20, let chunk = try await buffer.next() {
+                    count += chunk.count
+                    buffer.append(Data(count: 1 << 20))  // a producer faster than its reader
+                }
+                return (count, nil as URLError?)
+            } catch {
+                return (count, error as? URLError)
+            }
+        }
+        let (count, error) = await read.value
+        #expect(count == 0)
+        #expect(error?.code == .cancelled)
+        #expect(cancels.count.withLock { $0 } == 1)
+    }
+
+    /// A body that has ended is read to its end by a cancelled reader: nothing more arrives, and a
+    /// decorator may hand on a response it read whole after its task was cancelled.
+    @Test func aBodyThatEndedIsReadWholeByACancelledReader() async throws {
+        let buffer = BodyBuffer()
+        buffer.append(Data(count: 10))
+        buffer.append(Data(count: 20))
+        buffer.finish()
+        let read = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await Self.readAll(buffer)
+        }
+        #expect(try await read.value.count == 30)
+    }
+
     /// A body read to its end is not failed afterwards: the reader has had it all.
     @Test func aBodyReadToItsEndIsNotFailedLater() async throws {
         let buffer = BodyBuffer(policy: .spilling)

@@ -5,11 +5,13 @@ import Foundation
 extension BodyBuffer {
     /// Ends the body once the producer has appended `bytes`, read or not, and stops the producer:
     /// with `error`, a chunk that passes the limit fails the body at once, dropping what waits;
-    /// with `nil`, the body ends after its first `bytes`. Bytes appended before the call count.
+    /// with `nil`, the body ends after its first `bytes`. Bytes appended before the call count: a
+    /// body that has passed `bytes` already ends where it stands, and its reader may get more than
+    /// `bytes` (``ResponseBody/prefix(_:)`` cuts them).
     ///
     /// A reader that stops at a limit thus stops the transfer as soon as the producer passes it,
     /// not once it has caught up: Linux's URLSession, which cannot pause, decodes a compressed
-    /// "bomb" far faster than anyone reads it, and would otherwise fill the spill file.
+    /// "bomb" far faster than anyone reads it, and would otherwise fill the spill files.
     ///
     /// - Parameters:
     ///   - bytes: The most bytes the body may have.

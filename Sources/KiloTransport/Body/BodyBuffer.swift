@@ -252,8 +252,14 @@ package final class BodyBuffer: Sendable {
     }
 
     /// The next chunk, or `nil` at the end; throws what ended the body. Cancelling the calling
-    /// task cancels the body with `URLError(.cancelled)`.
+    /// task cancels a body still arriving with `URLError(.cancelled)`, whether chunks wait or
+    /// not: a reader whose caller has returned (a deadline's work, say) stops at once, rather
+    /// than taking what a producer that cannot pause adds for as long as it sends. What waits of
+    /// a body that has ended is still read.
     package func next() async throws -> Data? {
+        if Task.isCancelled, !hasEnded {
+            cancel(with: URLError(.cancelled))
+        }
         enum Step { case chunk(Data, resume: Producer?), end(Result<Void, any Error>), wait }
         let step: Step = try state.withLock { state in
             if let chunk = try state.take() {

@@ -115,7 +115,9 @@ extension ResponseBody {
 
     /// Writes the body to `file`, replacing any file there only once the whole body has arrived:
     /// it is written beside `file` under a name of its own first, then renamed over it, so that
-    /// a failure leaves `file` as it was and nothing else behind.
+    /// a failure leaves `file` as it was and nothing else behind. (Under `Deadline.run`, a caller
+    /// told of a deadline or a cancellation may return while the partial file is still there:
+    /// it goes once this call has seen the cancellation.)
     ///
     /// - Parameters:
     ///   - file: The file to write.

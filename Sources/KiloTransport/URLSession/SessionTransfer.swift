@@ -9,9 +9,9 @@ import Foundation
 /// arrive.
 ///
 /// Every decision about the task's events is made by ``TransferState`` under `lock`; the
-/// session's callbacks only deliver what it decides. They may run on the session's own work
-/// queue (see ``URLSessionTransport/init(configuration:)``), so they never wait, and never make,
-/// resume or cancel a task on the calling thread.
+/// session's callbacks only deliver what it decides. On Linux they run on the session's own work
+/// queue (see `ImmediateOperationQueue`), so they never wait, and never make, resume or cancel a
+/// task on the calling thread.
 ///
 /// `@unchecked Sendable`: its mutable state is `state`, `response` and `currentRequest`, read
 /// and written only under `lock`.

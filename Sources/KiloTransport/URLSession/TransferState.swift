@@ -15,11 +15,12 @@ struct TransferState<Task: AnyObject> {
         case finished
     }
 
-    /// What to do about a task that is to be replaced by a new one (see ``replace(_:limit:)``).
+    /// What to do about a task that is to be replaced by a new one (see ``replace(_:forRedirect:)``).
     enum Replacement: Equatable {
         /// Make the new task.
         case proceed
-        /// The limit is reached: fail the request.
+        /// The resends are spent (``maximumResends``): fail the request. Never for a redirect,
+        /// which `RedirectPolicy.Chain` counts.
         case fail
         /// The task is not current, or the request is over or cancelled: do nothing.
         case ignore

@@ -11,7 +11,8 @@ import Foundation
 /// and headers to the caller as soon as they arrive, then its body chunk by chunk, in bounded
 /// memory: on Apple platforms a reader that falls behind suspends the task until it catches up;
 /// on Linux, where URLSession cannot pause a transfer, what a reader has not taken past 1 MiB
-/// waits in an unnamed temporary file (Docs/Linux.md).
+/// waits in unnamed temporary files, given back as it is read, up to the bound on what waits
+/// unread, past which the body fails with `LimitError.unreadTooLarge` (Docs/Linux.md).
 /// Cancelling the calling task, or the body, cancels the task. Progress is reported as bytes
 /// move, both ways.
 ///

@@ -13,7 +13,7 @@ import Foundation
     // connection before reading the body, or when the file shrinks under it.
     // Tests: ChangingFileBodyTests (a file that grows or shrinks while it is sent),
     // InterruptedFileUploadTests (an upload reset unread, or cancelled, while it is sent), and
-    // a file sent again for a challenge (URLSessionTransportSessionDelegateTests).
+    // a file sent again for a challenge (URLSessionTransport+SessionDelegateTests).
     // Remove when corelibs neither reads a file body past the size it announced nor crashes
     // on those resets.
 

@@ -18,9 +18,11 @@ import Foundation
     /// on the session's work queue, which every session in the process shares, so whatever it
     /// does must be quick (a copy there holds up every request) and must not call back into the
     /// session synchronously (`cancel()`, making or resuming a task): those wait for the work
-    /// queue, and would trap. ``URLSessionTransport`` therefore gives this queue only to the
-    /// session it owns, and its delegate moves anything else, such as the caller's progress
-    /// handler, to a queue of its own.
+    /// queue, and would trap. ``URLSessionTransport`` gives this queue to the sessions whose
+    /// delegate is Kilo's router (the session it owns, and the companion of yours); your own
+    /// session's delegate is asked on your session's queue. A transfer therefore makes, resumes
+    /// and cancels tasks on another queue; a request's progress handler, though, is called
+    /// here, inline.
     ///
     /// Only blocks run at once: that is how the session adds its events. Anything added as an
     /// `Operation` runs as on any serial queue.

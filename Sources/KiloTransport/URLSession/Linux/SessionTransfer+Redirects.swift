@@ -91,8 +91,10 @@ import Foundation
 
         /// Follows a redirect to `redirected`, or, for `nil`, ends at the redirect's response. A
         /// redirect that keeps the method of a request with a body is sent on a new task, with
-        /// the body, at most `TransferState.maximumRedirects` times; then the request fails with
-        /// `URLError.httpTooManyRedirects`.
+        /// the body. Every redirect, on this task or a new one, has been counted already by the
+        /// transfer's `RedirectPolicy.Chain`, which fails the request with
+        /// `URLError.httpTooManyRedirects` past `RedirectPolicy.maximumRedirects` or at a loop;
+        /// `TransferState.replace(_:forRedirect:)` counts nothing here.
         private func follow(
             _ redirected: URLRequest?,
             from old: URLSessionTask,
@@ -120,7 +122,7 @@ import Foundation
             case .proceed:
                 let next = redirected
                 DispatchQueue.global().async { self.startTask(sending: next) }
-            case .fail:
+            case .fail:  // only a resend is limited there; kept so that the switch stays whole
                 DispatchQueue.global().async { self.fail(URLError(.httpTooManyRedirects)) }
             }
         }

@@ -54,8 +54,8 @@ import Foundation
             where message.hasPrefix("Error while processing content unencoding")
                 || message.hasPrefix("Unrecognized content encoding")
                 // Bytes after the end of compressed data, a second gzip member say. The message
-                // also means that the receiver refused data: Kilo's delegate never does, but a
-                // download task of your session's that cannot write its file would.
+                // also means that the receiver refused data, which a download task that cannot
+                // write its file would; Kilo makes none, and its delegate never refuses data.
                 || message.hasPrefix("Failed writing received data"):
                 code = .cannotDecodeContentData
             default:

@@ -9,10 +9,9 @@ import Foundation
     // only to its session's delegate (see SessionRouter), which on your session is yours, or none.
     // So a transport made with your session sends through a companion session: one per session
     // of yours, made once, with a copy of its configuration (cookies, cache, headers, proxies,
-    // timeouts) and the router as its delegate, on a serial delegate queue of its own (events
-    // delivered inline on the session's work queue instead race a cancellation into a crash,
-    // "Trying to access a behaviour for a task that in not in the registry"). Your session's
-    // delegate is still asked about redirects and challenges, on its own queue.
+    // timeouts) and the router as its delegate, on an `ImmediateOperationQueue`, as a session Kilo
+    // owns: its events run inline on the session's work queue. Your session's delegate is still
+    // asked about redirects and challenges, on its own queue.
     // Tests: the integration suites with the caller's session (KILO_TEST_SESSION unset).
     // Remove with SessionRouter.
     extension URLSession {

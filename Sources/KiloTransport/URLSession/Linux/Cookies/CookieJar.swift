@@ -12,17 +12,15 @@ import Foundation
 
     /// A session's cookie storage, into which the cookies that responses set go through a ``CookiePolicy``.
     ///
-    /// On a session that ``URLSessionTransport`` owns, the session stores no cookies itself (its copy of the
-    /// configuration has `httpCookieAcceptPolicy = .never`), and the jar stores each response's cookies, a
-    /// redirect's included, in the configuration's storage, within the policy: at most 50 a response, none
-    /// for a public suffix, no `Secure` one from plain `http`, and at most 150 for one site, the oldest
-    /// going first.
+    /// Every session ``URLSessionTransport`` sends with on Linux (the one it owns, or the companion of
+    /// yours) stores no cookies itself (its copy of the configuration has `httpCookieAcceptPolicy =
+    /// .never`), and the jar stores each response's cookies, a redirect's included, in the configuration's
+    /// storage, within the policy: at most 50 a response, none for a public suffix, no `Secure` one from
+    /// plain `http`, and at most 150 for one site, the oldest going first.
     ///
-    /// On your session, which Kilo cannot change, swift-corelibs-foundation (6.3.1) has already stored all
-    /// of a response's cookies when Kilo sees the response, and the jar prunes after it: it deletes those
-    /// that the policy would not have stored, and the oldest of a site beyond its 150. Until then (and for
-    /// a request that goes meanwhile) they are in the storage, and the time the session took to store them
-    /// (for a persistent storage, a rewrite of its file for each cookie) is spent.
+    /// A jar made for a session that stores every cookie itself (`isStoredBySession`, which the transport
+    /// never passes today, and only tests use) prunes after it instead: it deletes those that the policy
+    /// would not have stored, and the oldest of a site beyond its 150.
     ///
     /// The behaviour it handles was seen in swift-corelibs-foundation 6.3.1 (libcurl 7.88): every cookie
     /// a response sets is stored, whatever its number or `Domain`, and all of a host's cookies go with
@@ -44,8 +42,8 @@ import Foundation
         ///
         /// - Parameters:
         ///   - configuration: The session's configuration, as the caller gave it.
-        ///   - isStoredBySession: Whether the session itself stores the cookies (your session), or leaves
-        ///     them to the jar (a session Kilo owns, made with ``sessionConfiguration(_:)``).
+        ///   - isStoredBySession: Whether the session itself stores the cookies, or leaves them to the jar
+        ///     (every session the transport sends with, made with ``sessionConfiguration(_:)``).
         ///   - policy: The limits and rules.
         init?(
             receivingFor configuration: URLSessionConfiguration,
