@@ -35,6 +35,18 @@ import Testing
         #expect(outcome.reports == ["1000/1000", "0/-1", "3/-1", "3/3"])
     }
 
+    /// An error read into a file with no error body limit goes there whole: the decorator leaves
+    /// it unread, rather than cutting it to the prefix it reads for a policy.
+    @Test func anErrorsBodyForAFileIsLeftWhole() async throws {
+        let body = Data(repeating: 0x61, count: 3 << 20)
+        let fake = FakeTransport { _ in TransportResponse(statusCode: 404, body: body) }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("kilo-retry-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }  // Test clean-up only.
+        let response = try await retrying(fake).send(request(), consuming: .file(file))
+        #expect(response.statusCode == 404)
+        #expect(try Data(contentsOf: file) == body)
+    }
+
     @Test func fullJitterDoublesTheSmallestDelays() async throws {
         let fake = ScriptedOutcomes.transport([.status(502), .status(504), .status(200)])
         let response = try await retrying(fake, jitter: 1).send(request())

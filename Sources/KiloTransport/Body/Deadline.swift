@@ -45,7 +45,9 @@ package enum Deadline {
         let work = start({ try await operation(outcome.seal) }, reportingTo: outcome)
         let entry = Timer.shared.add(at: end) {
             outcome.settle(.failure(LimitError.deadlineExceeded(after: seconds)), byOperation: false)
-            work.cancel()
+            // Off the timer's queue: cancellation handlers run in `cancel()`, and a slow one
+            // must not hold up the next deadline.
+            DispatchQueue.global().async { work.cancel() }
         }
         defer { Timer.shared.remove(entry) }
         return try await withTaskCancellationHandler {

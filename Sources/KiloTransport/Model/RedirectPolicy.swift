@@ -10,9 +10,8 @@ import Foundation
 ///   and body.
 /// - Credentials stay on their ``Origin``: a redirect that leaves it goes without the
 ///   ``Origin/credentialFields`` and without a user and password in its URL.
-/// - At most ``maximumRedirects`` in a row, and no loop: a redirect back to a request already
-///   made, with nothing changed (no cookie set on the way), would get the same answer again
-///   (see ``Chain``).
+/// - At most ``maximumRedirects`` in a row, and no loop: a request made a third time with nothing
+///   changed on the way (no cookie set) is going round in circles (see ``Chain``).
 ///
 /// A transport keeps only what its platform forces on it: how it resends a body, how it asks
 /// your session's delegate.
@@ -87,11 +86,14 @@ public enum RedirectPolicy {
         return next
     }
 
-    /// The redirects one request has followed so far: it fails the request at the
-    /// ``RedirectPolicy/maximumRedirects``-th and first one, and at a loop.
+    /// The redirects one request has followed so far: it fails the request past
+    /// ``RedirectPolicy/maximumRedirects``, and at a loop: the same method and URL a third time
+    /// since the last response that set a cookie. Once more is allowed, as a server may send a
+    /// client back to the same URL while its own state changes (a 307 from a load balancer).
     public struct Chain: Sendable {
-        /// The requests made so far, by method and URL, since the last response that set a cookie.
-        private var made: Set<String>
+        /// How often each request, by method and URL, was made since the last response that set
+        /// a cookie.
+        private var made: [String: Int]
         /// The redirects followed so far.
         public private(set) var count = 0
 
@@ -101,7 +103,7 @@ public enum RedirectPolicy {
         ///   - method: The first request's method.
         ///   - url: Its URL.
         public init(_ method: String, _ url: URL) {
-            made = [Self.key(method, url)]
+            made = [Self.key(method, url): 1]
         }
 
         /// Follows a redirect to `url` with `method`.
@@ -112,14 +114,15 @@ public enum RedirectPolicy {
         ///   - setsCookies: Whether the redirect's response set a cookie, which may change what
         ///     the same request gets: a sign-in that redirects back where it began.
         /// - Throws: `URLError(.httpTooManyRedirects)` past ``RedirectPolicy/maximumRedirects``,
-        ///   or for a request already made since the last cookie was set (a loop).
+        ///   or for a request made a third time since the last cookie was set (a loop).
         public mutating func follow(_ method: String, to url: URL, setsCookies: Bool) throws {
             count += 1
             if setsCookies {
-                made = []
+                made = [:]
             }
-            let (isNew, _) = made.insert(Self.key(method, url))
-            guard count <= RedirectPolicy.maximumRedirects, isNew else {
+            let times = made[Self.key(method, url), default: 0] + 1
+            made[Self.key(method, url)] = times
+            guard count <= RedirectPolicy.maximumRedirects, times < 3 else {
                 throw URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: url])
             }
         }
