@@ -59,7 +59,7 @@ extension TransportRequest {
         case .data(let data):
             let shown = redaction.hidesNothing ? data : redactedBody(data, redaction)
             if ShellQuoting.canBeQuoted(shown) {
-                lines.append(["--data-binary", ShellQuoting.word(String(decoding: shown, as: UTF8.self))])
+                lines.append(["--data-binary", ShellQuoting.singleQuoted(String(decoding: shown, as: UTF8.self))])
             } else {
                 input = "printf " + ShellQuoting.printfFormat(shown) + " |"
                 lines.append(["--data-binary", "@-"])

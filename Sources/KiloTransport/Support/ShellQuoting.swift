@@ -14,9 +14,15 @@ enum ShellQuoting {
             return text
         }
         guard text.unicodeScalars.contains(where: isControl) else {
-            return "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+            return singleQuoted(text)
         }
         return "\"$(printf " + printfFormat(Data(text.utf8)) + ")\""
+    }
+
+    /// `text` in single quotes, each `'` written `'\''`: every other character stands for
+    /// itself, a line feed included.
+    static func singleQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 
     /// Whether `bytes` can be written in single quotes and read back byte for byte, even when the
