@@ -88,19 +88,11 @@ public struct Redaction: Sendable, Hashable {
     ///
     /// - Parameter name: The name, percent-encoded or not (`+` is read as a space).
     /// - Returns: `true` when its value is hidden.
-    public func isSecretName(_ name: Substring) -> Bool {
+    public func isSecretName<Name: StringProtocol>(_ name: Name) -> Bool {
         guard !secretWords.isEmpty else { return false }
-        return Self.parts(of: Self.percentDecoded(name)).contains { part in
+        return Self.parts(of: Self.percentDecoded(Substring(name))).contains { part in
             secretWords.contains(part) || (part.hasSuffix("s") && secretWords.contains(String(part.dropLast())))
         }
-    }
-
-    /// Whether a query parameter, form field or header field of this name is secret.
-    ///
-    /// - Parameter name: The name.
-    /// - Returns: `true` when its value is hidden.
-    public func isSecretName(_ name: String) -> Bool {
-        isSecretName(name[...])
     }
 
     /// The lowercase parts of a name (see the type's discussion).
