@@ -11,7 +11,9 @@ struct CurlExportTests {
     /// turns off where curl would add its own): Linux's URLSession sends its `User-Agent`
     /// (Foundation's, for the process), `Accept-Language` (the user's languages) and
     /// `Accept-Encoding` (the codings its libcurl decodes); async-http-client sends `Connection`
-    /// and may send `User-Agent`. Linux's URLSession also sends `Content-Length: 0` for a request
+    /// and may send `User-Agent`. Linux's URLSession sends `Accept: */*` (libcurl's) for a
+    /// request with no `Accept`, where the command turns curl's off: that field is left out of
+    /// both. Linux's URLSession also sends `Content-Length: 0` for a request
     /// without a body whose method is not GET or HEAD (a DELETE), where curl sends none: both
     /// say there is no body, so that field is left out of any such request with an empty body. Every
     /// other field must match, compared by name without regard to case (Linux's URLSession
@@ -108,6 +110,22 @@ struct CurlExportTests {
         try await expectSameRequest(proxy, { try await $0.invoke(.delete, path: "raw/items/1") }) {
             try proxy.proxy.curlCommand(.delete, path: "raw/items/1", redacting: .none)
         }
+    }
+
+    @Test func requestWithoutAContentTypeAndWithFramingFields() async throws {
+        let url = try #require(URL(string: "raw/transport", relativeTo: FaultServer.url)?.absoluteURL)
+        let request = TransportRequest(
+            method: .patch,
+            url: url,
+            headers: ["Content-Length": "99", "Transfer-Encoding": "chunked", "X-Trace": "1"],
+            body: .data(Data("{\"a\":1}".utf8))
+        )
+        let transport = try FaultServer.proxy().transport
+        let kilo = try Seen(try JSONDecoder().decode(Raw.self, from: try await transport.send(request).body))
+        let command = request.curlCommand(redacting: .none)
+        let curl = try Seen(try JSONDecoder().decode(Raw.self, from: try runCurl(command)))
+        #expect(curl == kilo, "curl sent:\n\(curl)\n\nKilo sent:\n\(kilo)\n\ncommand:\n\(command)")
+        #expect(kilo.fields.contains("content-type: application/octet-stream"))
     }
 
     @Test func bodyThatIsNotUTF8() async throws {
@@ -211,6 +229,7 @@ struct CurlExportTests {
                 .filter { line in !CurlExportTests.transportFields.contains(String(line.prefix { $0 != ":" })) }
                 .sorted()
             body = try #require(Data(base64Encoded: raw.body))
+            fields.removeAll { $0 == "accept: */*" }
             if body.isEmpty, !requestLine.hasPrefix("GET "), !requestLine.hasPrefix("HEAD ") {
                 fields.removeAll { $0 == "content-length: 0" }
             }

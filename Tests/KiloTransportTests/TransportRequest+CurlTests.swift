@@ -54,6 +54,23 @@ import Testing
         )
     }
 
+    @Test func fieldsAreThoseTheTransportsSend() {
+        let request = TransportRequest(
+            method: .post,
+            url: url,
+            headers: ["content-length": "99", "Transfer-Encoding": "chunked", "X-Split": "a\r\nX-Injected: 1"],
+            body: .data(Data("hi".utf8))
+        )
+        #expect(
+            request.curlCommand() == """
+                curl --globoff --request POST 'https://example.com/items?page=2' \\
+                  -H 'Content-Type: application/octet-stream' \\
+                  -H 'Accept:' -H 'User-Agent:' -H 'Expect:' \\
+                  --data-binary 'hi'
+                """
+        )
+    }
+
     @Test func fileBodyIsReadByCurl() {
         let request = TransportRequest(
             method: .post,

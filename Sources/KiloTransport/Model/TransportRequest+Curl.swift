@@ -5,9 +5,12 @@ extension TransportRequest {
     ///
     /// Run unredacted (`redacting: .none`), the command sends what Kilo sends: the method, the
     /// URL as it is written (`--globoff`, and `--path-as-is` when the path has dot segments), each
-    /// header field, and the body byte for byte. It turns off the fields curl would add on its
-    /// own (`Accept`, `User-Agent`, `Expect`, and a body's `Content-Type`) unless the request
-    /// sets them, and asks for no compression. A transport may add fields of its own, as
+    /// header field as Kilo's transports send it, and the body byte for byte. It turns off the
+    /// fields curl would add on its own (`Accept`, `User-Agent`, `Expect`) unless the request
+    /// sets them, and asks for no compression. As the transports do, it leaves out
+    /// `Content-Length` and `Transfer-Encoding` (curl frames the body) and a value with a
+    /// carriage return, line feed or NUL, and labels a body without a `Content-Type`
+    /// `application/octet-stream`. A transport may add fields of its own, as
     /// `URLSession` adds its `User-Agent` and `Accept-Encoding`: those are not in the command.
     ///
     /// Every word is quoted so that no value can add shell syntax: in single quotes, or, when it
@@ -40,15 +43,21 @@ extension TransportRequest {
         first += method == .head ? ["--head"] : ["--request", ShellQuoting.word(method.rawValue)]
         first.append(ShellQuoting.word(redaction.redact(url)))
         lines.append(first)
-        for field in headers {
+        // As Kilo's transports send them (`URLRequest(_:)`, `AsyncHTTPClientTransport`): no
+        // framing field, which curl sets from the body, no value that cannot be sent, and a body
+        // without a `Content-Type` labelled `application/octet-stream`.
+        for field in headers where HTTPHeaders.canBeSent(field.value) && !Self.isFraming(field.name) {
             let value = redaction.redactedValue(field.value, forField: field.name)
             // `Name:` with nothing after it would remove the field: `Name;` sends it empty.
             let argument = value.isEmpty ? "\(field.name);" : "\(field.name): \(value)"
             lines.append(["-H", ShellQuoting.word(argument)])
         }
+        if body != nil, headers["Content-Type"] == nil {
+            lines.append(["-H", ShellQuoting.word("Content-Type: application/octet-stream")])
+        }
         var suppressed = ["Accept", "User-Agent"]
         if body != nil {
-            suppressed += ["Content-Type", "Expect"]
+            suppressed.append("Expect")
         }
         let unset = suppressed.filter { headers[$0] == nil }.flatMap { ["-H", ShellQuoting.word("\($0):")] }
         if !unset.isEmpty {
@@ -71,6 +80,12 @@ extension TransportRequest {
         }
         let command = lines.map { $0.joined(separator: " ") }.joined(separator: " \\\n  ")
         return input.map { "\($0)\n" + command } ?? command
+    }
+
+    /// Whether `name` is `Content-Length` or `Transfer-Encoding`, in any case.
+    private static func isFraming(_ name: String) -> Bool {
+        let folded = HTTPHeaders.foldedName(name)
+        return folded == "content-length" || folded == "transfer-encoding"
     }
 
     /// A form or multipart body with its secret fields' values hidden; any other body as it is.
