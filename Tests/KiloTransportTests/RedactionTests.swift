@@ -97,6 +97,24 @@ import Testing
         #expect(redacted.map(\.value) == ["1", "REDACTED", "s=REDACTED"])
     }
 
+    @Test func jsonMembersWithSecretNamesAreHiddenAtAnyDepth() {
+        let json = """
+            {"user": "ann", "password" : "p\\"w", "nested": {"apiKey": 12.5e3, "list": [{"token": null}]}, \
+            "keys": [1, {"a": "}"}], "api\\u005Fkey": true, "note": "password: not a key", "x": "token"}
+            """
+        let redacted = String(decoding: Redaction.standard.redact(json: Data(json.utf8)), as: UTF8.self)
+        #expect(
+            redacted == """
+                {"user": "ann", "password" : "REDACTED", "nested": {"apiKey": "REDACTED", "list": [{"token": "REDACTED"}]}, \
+                "keys": "REDACTED", "api\\u005Fkey": "REDACTED", "note": "password: not a key", "x": "token"}
+                """
+        )
+        #expect(Redaction.none.redact(json: Data(json.utf8)) == Data(json.utf8))
+        // Text that is not quite JSON: redacted as far as it goes.
+        let unterminated = Redaction.standard.redact(json: Data(#"{"secret": "unterminated"#.utf8))
+        #expect(unterminated == Data(#"{"secret": "REDACTED""#.utf8))
+    }
+
     @Test func customRules() {
         let redaction = Redaction(credentialFields: ["X-Session"], secretWords: ["pin"], replacement: "***")
         #expect(redaction.redact(url: "https://h/?pin=1&token=2") == "https://h/?pin=***&token=2")

@@ -105,6 +105,16 @@ import Testing
         #expect(request.curlCommand(redacting: .none).contains("password=again"))
     }
 
+    @Test func secretJSONMembersAreRedacted() {
+        let request = TransportRequest(
+            method: .post,
+            url: url,
+            headers: ["Content-Type": "application/vnd.api+json"],
+            body: .data(Data(#"{"client_secret":"s3","name":"n"}"#.utf8))
+        )
+        #expect(request.curlCommand().hasSuffix(#"--data-binary '{"client_secret":"REDACTED","name":"n"}'"#))
+    }
+
     @Test func secretMultipartPartsAreRedacted() throws {
         let body = Data(
             "--B\r\nContent-Disposition: form-data; name=\"user\"\r\n\r\nu\r\n--B\r\nContent-Disposition: form-data; name=\"api_key\"\r\n\r\nsecret\r\nvalue\r\n--B--\r\n"

@@ -28,7 +28,8 @@ extension TransportRequest {
     ///
     /// Redacted, the URL and the header fields are shown as ``Redaction`` shows them, and so are
     /// the fields of an `application/x-www-form-urlencoded` or `multipart/form-data` body (a
-    /// secret part's contents replaced, a file's too); other bodies are shown as they are.
+    /// secret part's contents replaced, a file's too) and the members of a JSON body
+    /// (``Redaction/redact(json:)``); other bodies are shown as they are.
     ///
     /// - Parameter redaction: What to hide; ``Redaction/standard`` unless you pass
     ///   ``Redaction/none``.
@@ -88,11 +89,14 @@ extension TransportRequest {
         return folded == "content-length" || folded == "transfer-encoding"
     }
 
-    /// A form or multipart body with its secret fields' values hidden; any other body as it is.
+    /// A form, JSON or multipart body with its secret fields' values hidden; any other body as it is.
     private func redactedBody(_ data: Data, _ redaction: Redaction) -> Data {
         let type = headers["Content-Type"]?.lowercased() ?? ""
         if type.hasPrefix("application/x-www-form-urlencoded"), let text = String(data: data, encoding: .utf8) {
             return Data(redaction.redact(query: text[...]).utf8)
+        }
+        if type.hasPrefix("application/json") || type.contains("+json") {
+            return redaction.redact(json: data)
         }
         if type.hasPrefix("multipart/form-data"), let boundary = Self.boundary(in: headers["Content-Type"] ?? "") {
             return Self.redactedMultipart(data, boundary: boundary, redaction)
