@@ -120,5 +120,9 @@ import Testing
         #expect(redaction.redact(url: "https://h/?pin=1&token=2") == "https://h/?pin=***&token=2")
         #expect(redaction.redactedValue("x", forField: "x-session") == "***")
         #expect(redaction.redactedValue("Bearer t", forField: "Authorization") == "Bearer t")
+        var changed = Redaction.standard
+        changed.secretWords.insert("PIN")
+        changed.credentialFields.insert("X-Session")
+        #expect(changed.isSecretName("user_pin") && changed.isSecretField("x-SESSION"))
     }
 }

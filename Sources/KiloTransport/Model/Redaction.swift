@@ -26,10 +26,16 @@ import Foundation
 /// `X-Api-Key`, `apiKey` and `client-secret` are secret, `keyboard`, `monkey` and `tokenizer`
 /// are not. A percent-encoded name is decoded before it is matched (`api%5Fkey`).
 public struct Redaction: Sendable, Hashable {
-    /// The header fields whose values are always secret, matched without regard to case.
-    public var credentialFields: Set<String>
-    /// The words that make a name secret when they are one of its parts.
-    public var secretWords: Set<String>
+    /// The header fields whose values are always secret, matched without regard to case (kept
+    /// in lowercase).
+    public var credentialFields: Set<String> {
+        didSet { credentialFields = Set(credentialFields.map(HTTPHeaders.foldedName)) }
+    }
+    /// The words that make a name secret when they are one of its parts, matched without regard
+    /// to case (kept in lowercase).
+    public var secretWords: Set<String> {
+        didSet { secretWords = Set(secretWords.map { $0.lowercased() }) }
+    }
     /// Whether a URL's user and password are hidden.
     public var hidesUserInfo: Bool
     /// What is shown in place of a secret.
