@@ -128,6 +128,23 @@ struct CurlExportTests {
         #expect(kilo.fields.contains("content-type: application/octet-stream"))
     }
 
+    /// A request made by hand can carry dot segments, which the proxy's paths resolve away:
+    /// URLSession's libcurl resolves `.` and `..` (not `%2E%2E`) as curl does. Whether
+    /// AsyncHTTPClient does is not checked here.
+    #if !KILO_ASYNC_HTTP_CLIENT
+        @Test func dotSegmentsSentThroughTheTransport() async throws {
+            let base = try #require(FaultServer.url)
+            let url = try #require(URL(string: base.absoluteString + "raw/./a/../b/%2E%2E/c"))
+            #expect(url.absoluteString.hasSuffix("/raw/./a/../b/%2E%2E/c"))
+            let request = TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"])
+            let transport = try FaultServer.proxy().transport
+            let kilo = try Seen(try JSONDecoder().decode(Raw.self, from: try await transport.send(request).body))
+            let command = request.curlCommand(redacting: .none)
+            let curl = try Seen(try JSONDecoder().decode(Raw.self, from: try runCurl(command)))
+            #expect(curl == kilo, "curl sent:\n\(curl)\n\nKilo sent:\n\(kilo)\n\ncommand:\n\(command)")
+        }
+    #endif
+
     @Test func bodyThatIsNotUTF8() async throws {
         let proxy = try makeProxy()
         let content = Data([0xFF, 0xFE, 0x00, 0xC3, 0x28, 0x0D, 0x0A, 0x25, 0x64, 0x27, 0xE2, 0x82, 0x40])

@@ -4,7 +4,7 @@ extension TransportRequest {
     /// A `curl` command that sends this request, for a POSIX shell, redacted by default.
     ///
     /// Run unredacted (`redacting: .none`), the command sends what Kilo sends: the method, the
-    /// URL as it is written (`--globoff`, and `--path-as-is` when the path has dot segments), each
+    /// URL as it is written (`--globoff`; `.` and `..` segments resolved, as `URLSession` does), each
     /// header field as Kilo's transports send it, and the body byte for byte. It turns off the
     /// fields curl would add on its own (`Accept`, `User-Agent`, `Expect`) unless the request
     /// sets them, and asks for no compression. As the transports do, it leaves out
@@ -36,11 +36,9 @@ extension TransportRequest {
     /// - Returns: The command, one argument group a line.
     public func curlCommand(redacting redaction: Redaction = .standard) -> String {
         var lines: [[String]] = []
+        // No `--path-as-is`: curl resolves `.` and `..` segments as URLSession (libcurl on Linux)
+        // does; a proxy's paths never carry any.
         var first = ["curl", "--globoff"]
-        let path = url.path
-        if path.hasSuffix("/.") || path.hasSuffix("/..") || path.contains("/./") || path.contains("/../") {
-            first.append("--path-as-is")
-        }
         first += method == .head ? ["--head"] : ["--request", ShellQuoting.word(method.rawValue)]
         first.append(ShellQuoting.word(redaction.redact(url)))
         lines.append(first)
