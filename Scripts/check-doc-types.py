@@ -44,7 +44,7 @@ EXTERNAL = set("""
 HTTP_WORDS = set("""
     Accept Authorization Basic Bearer Cookie Domain Location Secure HttpOnly Path Expires SameSite
     VmHWM VmRSS Retry-After Content-Type Content-Length Content-Encoding Transfer-Encoding
-    Proxy-Authorization Set-Cookie Last-Event-ID Connection Host Range Referer Digest
+    Proxy-Authorization Set-Cookie Last-Event-ID Connection Host Range Referer Digest Expect
 """.split())
 
 DECLARATION = re.compile(

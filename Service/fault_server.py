@@ -32,6 +32,11 @@ can check how many requests, retries included, reached the server.
                                           goes away
     *    /echo                            200, application/octet-stream: the request body, byte for byte,
                                           with the request's method in `X-Method`
+    *    /raw[/anything][?query]          200, {"head": h, "body": b}: the request's head as it came
+                                          (request line and header lines, CR LF between them, read as
+                                          ISO-8859-1; without the empty line that ends it) and its body,
+                                          base64 (de-chunked if it was sent chunked), for a test that
+                                          compares two clients' requests byte for byte
     GET  /malformed-json                  200, application/json, the truncated body {"a": [1, 2
     *    /flaky?key=K&failures=N&retry-after=S
                                           while K has been counted at most N times: 503 with
@@ -295,6 +300,7 @@ class FaultHandler(socketserver.BaseRequestHandler):
                 raise Disconnected()
             self.receive()
         head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+        self.raw_head = head
         lines = head.decode("latin-1").split("\r\n")
         method, target, _version = lines[0].split(" ", 2)
         early = urlsplit(target)
@@ -446,6 +452,9 @@ class FaultHandler(socketserver.BaseRequestHandler):
             self.respond(200, "OK", SLOW_READS.get(key, {"received": -1, "extra": -1}))
         elif path == "/echo":
             self.respond(200, "OK", body, "application/octet-stream", [("X-Method", method)])
+        elif path == "/raw" or path.startswith("/raw/"):
+            self.respond(200, "OK", {"head": self.raw_head.decode("latin-1"),
+                                     "body": base64.b64encode(body).decode("ascii")})
         elif path == "/malformed-json":
             self.respond(200, "OK", b'{"a": [1, 2')
         elif path == "/flaky":
