@@ -231,3 +231,22 @@ func printRequestTable(_ results: [RowResult]) {
         print("errors in \"\(result.name)\" (\(result.lanes) in flight): \(result.failures), first: \(result.firstError ?? "?")")
     }
 }
+
+/// Prints each row's heap allocations per request, by every thread of the process, over
+/// `requests` requests one at a time after the timed rounds (counting is off while they run, so
+/// it costs them nothing). The server is another process: its allocations are not counted.
+func printAllocations(_ rows: [RequestRow], requests: Int) async {
+    guard canCountAllocations else { return }
+    print("   heap allocations per request (all threads of this process, \(requests) requests, 1 in flight):")
+    var table = Table("row", "allocations/req")
+    for row in rows {
+        _ = await row.run(1, 20)
+        Memory.countLiveBlocks(true)
+        let before = Memory.processAllocations()
+        _ = await row.run(1, requests)
+        let after = Memory.processAllocations()
+        Memory.countLiveBlocks(false)
+        table.add(row.name, String(format: "%.1f", Double(after - before) / Double(requests)))
+    }
+    table.print()
+}

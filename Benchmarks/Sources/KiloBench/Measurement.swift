@@ -76,6 +76,11 @@ enum Memory {
         Int(kilo_bench_live_blocks())
     }
 
+    /// Heap blocks handed out by every thread while counting was on (``countLiveBlocks(_:)``).
+    static func processAllocations() -> Int {
+        Int(kilo_bench_process_allocations())
+    }
+
     /// Returns free heap pages to the system, so that RSS reflects live memory.
     static func trim() {
         kilo_bench_trim()

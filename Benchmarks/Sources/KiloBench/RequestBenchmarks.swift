@@ -166,9 +166,10 @@ enum RequestBenchmarks {
 
         let modes = [(1, options.sequentialRequests), (16, lanes16), (64, lanes64)].filter { options.inFlight.contains($0.0) }
         let results = await compare(selected, modes: modes, rounds: options.rounds)
+        printRequestTable(results)
+        await printAllocations(selected, requests: 200)
         try await client.shutdown()
         try await eventLoops.shutdownGracefully()
-        printRequestTable(results)
         return results
     }
 

@@ -33,12 +33,15 @@ static __thread uint64_t allocations __attribute__((tls_model("initial-exec")));
 
 static int counting_live_blocks;
 static int64_t live_blocks;
+static int64_t process_allocations;
 
 uint64_t kilo_bench_thread_allocations(void) { return allocations; }
 
 void kilo_bench_count_live_blocks(bool on) { __atomic_store_n(&counting_live_blocks, on, __ATOMIC_SEQ_CST); }
 
 int64_t kilo_bench_live_blocks(void) { return __atomic_load_n(&live_blocks, __ATOMIC_SEQ_CST); }
+
+int64_t kilo_bench_process_allocations(void) { return __atomic_load_n(&process_allocations, __ATOMIC_SEQ_CST); }
 
 /// Adds `change` to the live blocks while they are counted.
 static inline void count_blocks(int64_t change) {
@@ -47,10 +50,12 @@ static inline void count_blocks(int64_t change) {
     }
 }
 
-/// Returns `pointer`, counting it as a new live block unless it is NULL.
+/// Returns `pointer`, counting it as a new live block, and an allocation by the process, unless
+/// it is NULL.
 static inline void *counted(void *pointer) {
-    if (pointer != NULL) {
-        count_blocks(1);
+    if (pointer != NULL && __atomic_load_n(&counting_live_blocks, __ATOMIC_RELAXED)) {
+        __atomic_fetch_add(&live_blocks, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&process_allocations, 1, __ATOMIC_RELAXED);
     }
     return pointer;
 }
@@ -120,6 +125,7 @@ void *pvalloc(size_t size) {
 uint64_t kilo_bench_thread_allocations(void) { return 0; }
 void kilo_bench_count_live_blocks(bool on) { (void)on; }
 int64_t kilo_bench_live_blocks(void) { return 0; }
+int64_t kilo_bench_process_allocations(void) { return 0; }
 int64_t kilo_bench_heap_in_use(void) { return -1; }
 void kilo_bench_trim(void) {}
 #endif

@@ -19,6 +19,11 @@ void kilo_bench_count_live_blocks(bool on);
 /// request. 0 where unavailable.
 int64_t kilo_bench_live_blocks(void);
 
+/// The heap blocks handed out (malloc, calloc, realloc of NULL, the aligned variants) by every
+/// thread while counting was on (see kilo_bench_count_live_blocks); a realloc that moves or
+/// resizes a block is not counted. 0 where unavailable.
+int64_t kilo_bench_process_allocations(void);
+
 /// Bytes that malloc has handed out and not had back, over all arenas (glibc's mallinfo2); -1
 /// where unavailable. A size, not a count of allocations.
 int64_t kilo_bench_heap_in_use(void);
