@@ -11,7 +11,9 @@ import Foundation
 /// included, and runs the handler there.
 enum CallbackDelivery {
     /// Calls `handler` with what `value` makes, on `isolation`, or on `queue` when that is `nil`;
-    /// returns once it has run.
+    /// returns once it has run, or, with `waiting` false and no isolation, once it is handed to
+    /// `queue`: a result handler, which runs once and last, needs no one to wait for it, and the
+    /// request's task ends at once; element handlers of a stream wait, one at a time.
     ///
     /// - Parameters:
     ///   - handler: The caller's handler.
@@ -19,43 +21,25 @@ enum CallbackDelivery {
     ///     means the handler must not run (its request was cancelled meanwhile).
     ///   - queue: Where a handler runs for a caller isolated to no actor.
     ///   - isolation: The caller's actor.
+    ///   - waiting: Whether to return only once a handler on `queue` has run.
     static func call<Value>(
         _ handler: Handoff<(Value) -> Void>,
         with value: @escaping @Sendable () -> Handoff<Value>?,
         on queue: DispatchQueue,
-        isolation: (any Actor)?
+        isolation: (any Actor)?,
+        waiting: Bool = true
     ) async {
         if let isolation {
             await call(handler, with: value, isolation: isolation)
-        } else {
+        } else if waiting {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 queue.async {
-                    if let value = value() {
-                        handler.value(value.value)
-                    }
+                    run(handler, with: value)
                     continuation.resume()
                 }
             }
-        }
-    }
-
-    /// Calls `handler` as ``call(_:with:on:isolation:)`` does, but for a caller isolated to no
-    /// actor, hands it to `queue` without waiting for it to run: a result handler, which runs
-    /// once and last, needs no one to wait for it, and the request's task ends at once.
-    static func post<Value>(
-        _ handler: Handoff<(Value) -> Void>,
-        with value: @escaping @Sendable () -> Handoff<Value>?,
-        on queue: DispatchQueue,
-        isolation: (any Actor)?
-    ) async {
-        if let isolation {
-            await call(handler, with: value, isolation: isolation)
         } else {
-            queue.async {
-                if let value = value() {
-                    handler.value(value.value)
-                }
-            }
+            queue.async { run(handler, with: value) }
         }
     }
 
@@ -65,6 +49,11 @@ enum CallbackDelivery {
         with value: @Sendable () -> Handoff<Value>?,
         isolation: isolated any Actor
     ) {
+        run(handler, with: value)
+    }
+
+    /// Calls `handler` with what `value` makes, unless it makes nothing.
+    private static func run<Value>(_ handler: Handoff<(Value) -> Void>, with value: () -> Handoff<Value>?) {
         if let value = value() {
             handler.value(value.value)
         }

@@ -125,7 +125,9 @@ extension WebServiceProxy {
             prepared = try makeRequest()
         } catch {
             let failure = Handoff(value: Result<T, any Error>.failure(error))
-            Task { await CallbackDelivery.post(handler, with: { failure }, on: queue, isolation: isolation) }
+            Task {
+                await CallbackDelivery.call(handler, with: { failure }, on: queue, isolation: isolation, waiting: false)
+            }
             return nil
         }
         let requestTask = RequestTask()
@@ -140,11 +142,12 @@ extension WebServiceProxy {
                     result = .failure(error)
                 }
                 let outcome = Handoff(value: result)
-                await CallbackDelivery.post(
+                await CallbackDelivery.call(
                     handler,
                     with: { Handoff(value: requestTask.complete(with: outcome.value, successIsFinal: successIsFinal)) },
                     on: queue,
-                    isolation: isolation
+                    isolation: isolation,
+                    waiting: false
                 )
             }
         )

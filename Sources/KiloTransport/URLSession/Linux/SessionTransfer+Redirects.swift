@@ -107,24 +107,20 @@ import Foundation
             if case .data(let data) = request.body {
                 redirected.httpBody = data
             }
-            let step = lock.withLock {
-                let step = state.replace(old, forRedirect: true)
-                if step == .proceed {
+            // A redirect is never refused here (the chain has counted it): the request goes on,
+            // or, for a task no longer current or a request over or cancelled, nothing happens.
+            let proceeds = lock.withLock {
+                let proceeds = state.replace(old, forRedirect: true) == .proceed
+                if proceeds {
                     currentRequest = redirected
                 }
-                return step
+                return proceeds
             }
             answer(nil)  // the old task ends at the redirect's response, which is ignored
+            guard proceeds else { return }
             // Not on this thread: it may be the session's, which making a task waits for.
-            switch step {
-            case .ignore:
-                return
-            case .proceed:
-                let next = redirected
-                DispatchQueue.global().async { self.startTask(sending: next) }
-            case .fail:  // only a resend is limited there; kept so that the switch stays whole
-                DispatchQueue.global().async { self.fail(URLError(.httpTooManyRedirects)) }
-            }
+            let next = redirected
+            DispatchQueue.global().async { self.startTask(sending: next) }
         }
 
         /// Whether the session would send `redirected` without the body it must carry.
